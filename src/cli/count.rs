@@ -1,0 +1,24 @@
+//! `lidx count FILE`.
+
+use super::{QueryOpts, Status, open_index};
+use clap::Args;
+use std::io::Write;
+use std::path::PathBuf;
+
+/// Arguments of `lidx count`.
+#[derive(Debug, Args)]
+pub struct CountArgs {
+    /// The text file.
+    file: PathBuf,
+    #[command(flatten)]
+    opts: QueryOpts,
+}
+
+pub fn run(a: CountArgs) -> lidx::Result<Status> {
+    let index = open_index(&a.file, &a.opts)?;
+    let mut out = super::stdout();
+    writeln!(out, "{}", index.line_count())
+        .map_err(|e| lidx::Error::io("write", std::path::Path::new("<stdout>"), e))?;
+    super::flush(&mut out)?;
+    Ok(0)
+}

@@ -1,0 +1,79 @@
+//! `lidx index FILE`: build, extend or refresh the sidecar.
+
+use super::Status;
+use clap::Args;
+use lidx::{Action, OpenOptions};
+use std::path::PathBuf;
+
+/// Arguments of `lidx index`.
+#[derive(Debug, Args)]
+pub struct IndexArgs {
+    /// The text file to index.
+    file: PathBuf,
+    /// Sidecar path (default: FILE.lidx, or the user cache directory when
+    /// FILE's directory is not writable).
+    #[arg(long = "index", value_name = "PATH")]
+    index: Option<PathBuf>,
+    /// Bytes between checkpoints (default 65536). A lookup scans at most
+    /// about this many bytes of the source.
+    #[arg(long, value_name = "BYTES")]
+    spacing: Option<u64>,
+    /// Rebuild from scratch even if the sidecar is fresh or damaged.
+    #[arg(long)]
+    force: bool,
+    /// No progress line and no summary.
+    #[arg(long, short = 'q')]
+    quiet: bool,
+}
+
+pub fn run(a: IndexArgs) -> lidx::Result<Status> {
+    let mut oo = OpenOptions::new();
+    if let Some(p) = &a.index {
+        oo.sidecar(p);
+    }
+    if let Some(s) = a.spacing {
+        oo.spacing(s);
+    }
+    let mut force = a.force;
+    if let Some(s) = a.spacing {
+        // An explicit spacing that differs from a fresh sidecar's: rebuild.
+        let mut probe = OpenOptions::new();
+        if let Some(p) = &a.index {
+            probe.sidecar(p);
+        }
+        if let Ok(existing) = probe.inspect(&a.file) {
+            force |= existing.superblock().spacing != s;
+        }
+    }
+    oo.force(force);
+    let mut bar = super::progress::Progress::new(&a.file.display().to_string(), a.quiet);
+    let start = std::time::Instant::now();
+    let opened = oo.open_with_progress(&a.file, &mut |d, t| bar.update(d, t));
+    bar.finish();
+    let opened = opened?;
+    if !a.quiet {
+        let i = opened.index.info();
+        let what = match opened.action {
+            Action::Opened => "up to date".to_string(),
+            Action::Built => "built".to_string(),
+            Action::Extended => "extended".to_string(),
+            Action::Forced => "rebuilt".to_string(),
+            Action::Rebuilt(v) => format!("rebuilt (the file was {v})"),
+        };
+        let pct = if i.source_size > 0 {
+            i.sidecar_size as f64 * 100.0 / i.source_size as f64
+        } else {
+            0.0
+        };
+        eprintln!(
+            "lidx: {}: {what}: {} lines, {} checkpoints, {} bytes ({pct:.3}% of {} bytes) in {:.2} s",
+            opened.index.sidecar_path().display(),
+            i.lines,
+            i.checkpoints,
+            i.sidecar_size,
+            i.source_size,
+            start.elapsed().as_secs_f64()
+        );
+    }
+    Ok(0)
+}

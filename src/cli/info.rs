@@ -1,0 +1,93 @@
+//! `lidx info FILE [--json]`.
+
+use super::Status;
+use clap::Args;
+use lidx::{Error, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Arguments of `lidx info`.
+#[derive(Debug, Args)]
+pub struct InfoArgs {
+    /// The text file.
+    file: PathBuf,
+    /// Sidecar path (default: FILE.lidx or the user cache directory).
+    #[arg(long = "index", value_name = "PATH")]
+    index: Option<PathBuf>,
+    /// One JSON object instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+fn json_str(s: &str) -> String {
+    let mut o = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => o.push_str("\\\""),
+            '\\' => o.push_str("\\\\"),
+            c if (c as u32) < 0x20 => o.push_str(&format!("\\u{:04x}", c as u32)),
+            c => o.push(c),
+        }
+    }
+    o.push('"');
+    o
+}
+
+pub fn run(a: InfoArgs) -> lidx::Result<Status> {
+    let mut oo = OpenOptions::new();
+    if let Some(p) = &a.index {
+        oo.sidecar(p);
+    }
+    let index = oo.inspect(&a.file)?;
+    let i = index.info();
+    let fresh = i.verdict == lidx::Verdict::Unchanged;
+    let pct = if i.source_size > 0 {
+        i.sidecar_size as f64 * 100.0 / i.source_size as f64
+    } else {
+        0.0
+    };
+    let mut out = super::stdout();
+    let text = if a.json {
+        format!(
+            "{{\"file\":{},\"sidecar\":{},\"lines\":{},\"source_size\":{},\"sidecar_size\":{},\"sidecar_percent\":{pct:.4},\"checkpoints\":{},\"pages\":{},\"page_size\":{},\"height\":{},\"spacing\":{},\"version\":\"{}.{}\",\"source\":\"{}\",\"fresh\":{fresh}}}\n",
+            json_str(&a.file.display().to_string()),
+            json_str(&index.sidecar_path().display().to_string()),
+            i.lines,
+            i.source_size,
+            i.sidecar_size,
+            i.checkpoints,
+            i.pages,
+            i.page_size,
+            i.height,
+            i.spacing,
+            i.version.0,
+            i.version.1,
+            i.verdict,
+        )
+    } else {
+        format!(
+            "file:         {}\nsidecar:      {}\nlines:        {}\nsource size:  {} bytes\nsidecar size: {} bytes ({pct:.4}% of the source)\ncheckpoints:  {}\npages:        {} x {} bytes\ntree height:  {}\nspacing:      {} bytes\nformat:       v{}.{}\nfresh:        {}\n",
+            a.file.display(),
+            index.sidecar_path().display(),
+            i.lines,
+            i.source_size,
+            i.sidecar_size,
+            i.checkpoints,
+            i.pages,
+            i.page_size,
+            i.height,
+            i.spacing,
+            i.version.0,
+            i.version.1,
+            if fresh {
+                "yes".to_string()
+            } else {
+                format!("no (the source was {} since indexing)", i.verdict)
+            },
+        )
+    };
+    out.write_all(text.as_bytes())
+        .map_err(|e| Error::io("write", Path::new("<stdout>"), e))?;
+    super::flush(&mut out)?;
+    Ok(0)
+}

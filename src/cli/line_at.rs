@@ -1,0 +1,47 @@
+//! `lidx line-at FILE OFFSET`.
+
+use super::{QueryOpts, Status, open_index};
+use clap::Args;
+use lidx::Error;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Arguments of `lidx line-at`.
+#[derive(Debug, Args)]
+pub struct LineAtArgs {
+    /// The text file.
+    file: PathBuf,
+    /// 0-based byte offset (as `grep -b` prints).
+    #[arg(allow_hyphen_values = true)]
+    offset: String,
+    #[command(flatten)]
+    opts: QueryOpts,
+}
+
+pub fn run(a: LineAtArgs) -> lidx::Result<Status> {
+    let offset: u64 = if !a.offset.is_empty() && a.offset.bytes().all(|b| b.is_ascii_digit()) {
+        a.offset.parse().map_err(|_| {
+            Error::InvalidArgument(format!("invalid offset {:?}: too large", a.offset))
+        })?
+    } else {
+        return Err(Error::InvalidArgument(format!(
+            "invalid offset {:?}: expected a byte offset 0, 1, 2, ...",
+            a.offset
+        )));
+    };
+    let index = open_index(&a.file, &a.opts)?;
+    match index.line_at(offset) {
+        Ok(line) => {
+            let mut out = super::stdout();
+            writeln!(out, "{}", line + 1)
+                .map_err(|e| Error::io("write", Path::new("<stdout>"), e))?;
+            super::flush(&mut out)?;
+            Ok(0)
+        }
+        Err(e @ Error::OutOfRange { .. }) => {
+            eprintln!("{}", super::past_end(&a.file, &e));
+            Ok(1)
+        }
+        Err(e) => Err(e),
+    }
+}

@@ -1,0 +1,159 @@
+//! The `lidx` command line: argument parsing (clap derive), one file per
+//! subcommand, and the policy shared by all of them — 1-based line numbers,
+//! 0-based byte offsets, exit status 0 (output), 1 (nothing: past the end),
+//! 2 (error, one line on stderr naming the file and the problem).
+
+mod count;
+mod index;
+mod info;
+mod line_at;
+mod lines;
+mod progress;
+pub mod range;
+mod verify;
+
+use clap::{Args, Parser, Subcommand};
+use lidx::{Action, Error, Index, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Instant goto-line, byte-offset → line, and line counts on huge text files,
+/// through a small persistent sidecar index (FILE.lidx).
+#[derive(Debug, Parser)]
+#[command(name = "lidx", version, about, long_about = None, max_term_width = 100)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Build (or extend, or refresh) the sidecar index of FILE.
+    Index(index::IndexArgs),
+    /// Print lines by 1-based number: N, A:B (inclusive), A:, :B, A:+K.
+    Lines(lines::LinesArgs),
+    /// Print the number of lines (as `grep -a -c ''`).
+    Count(count::CountArgs),
+    /// Print the 1-based number of the line holding a 0-based byte offset.
+    LineAt(line_at::LineAtArgs),
+    /// Describe FILE's sidecar: lines, sizes, checkpoints, pages, freshness.
+    Info(info::InfoArgs),
+    /// Check every page CRC, the tree and the fingerprint (--full: re-scan
+    /// the source and compare every checkpoint).
+    Verify(verify::VerifyArgs),
+}
+
+/// Options shared by the query subcommands.
+#[derive(Debug, Args)]
+pub struct QueryOpts {
+    /// Sidecar path (default: FILE.lidx, or the user cache directory when
+    /// FILE's directory is not writable).
+    #[arg(long = "index", value_name = "PATH")]
+    pub index: Option<PathBuf>,
+    /// Fail instead of building a missing sidecar or refreshing a stale one.
+    #[arg(long)]
+    pub no_build: bool,
+    /// Page-cache budget in MiB.
+    #[arg(long, value_name = "MIB", default_value_t = 16)]
+    pub cache_mb: usize,
+    /// No progress line and no notes on stderr.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+}
+
+/// A finished command: the exit status.
+pub type Status = i32;
+
+/// Parses the arguments, runs the command, returns the exit status.
+pub fn run() -> Status {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            use clap::error::ErrorKind;
+            if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+                let _ = e.print();
+                return 0;
+            }
+            if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+                let _ = e.print();
+                return 2;
+            }
+            let text = e.render().to_string();
+            let first = text.lines().next().unwrap_or("invalid arguments");
+            eprintln!("lidx: {}", first.trim_start_matches("error: "));
+            return 2;
+        }
+    };
+    let result = match cli.command {
+        Command::Index(a) => index::run(a),
+        Command::Lines(a) => lines::run(a),
+        Command::Count(a) => count::run(a),
+        Command::LineAt(a) => line_at::run(a),
+        Command::Info(a) => info::run(a),
+        Command::Verify(a) => verify::run(a),
+    };
+    match result {
+        Ok(status) => status,
+        Err(e) if e.is_broken_pipe() => 0,
+        Err(e) => {
+            eprintln!("lidx: {e}");
+            2
+        }
+    }
+}
+
+/// Opens FILE's index as the query commands do: build a missing sidecar,
+/// extend a grown one, rebuild a changed one (notes on stderr), unless
+/// `--no-build`.
+pub fn open_index(file: &Path, opts: &QueryOpts) -> lidx::Result<Index> {
+    let mut oo = OpenOptions::new();
+    oo.cache_bytes(opts.cache_mb.saturating_mul(1 << 20))
+        .refresh(!opts.no_build);
+    if let Some(p) = &opts.index {
+        oo.sidecar(p);
+    }
+    let mut bar = progress::Progress::new(&file.display().to_string(), opts.quiet);
+    let start = std::time::Instant::now();
+    let opened = oo.open_with_progress(file, &mut |d, t| bar.update(d, t));
+    bar.finish();
+    let opened = opened?;
+    if !opts.quiet {
+        note_action(file, &opened.index, opened.action, start.elapsed());
+    }
+    Ok(opened.index)
+}
+
+/// Prints what opening did, if it did anything.
+pub fn note_action(file: &Path, index: &Index, action: Action, took: std::time::Duration) {
+    let what = match action {
+        Action::Opened => return,
+        Action::Built => "built".to_string(),
+        Action::Extended => "extended (the file grew)".to_string(),
+        Action::Rebuilt(v) => format!("rebuilt (the file was {v})"),
+        Action::Forced => "rebuilt".to_string(),
+    };
+    eprintln!(
+        "lidx: note: {}: {}: {} lines in {:.2} s",
+        index.sidecar_path().display(),
+        what,
+        index.line_count(),
+        took.as_secs_f64()
+    );
+    let _ = file;
+}
+
+/// Buffered stdout for bulk output.
+pub fn stdout() -> std::io::BufWriter<std::io::StdoutLock<'static>> {
+    std::io::BufWriter::with_capacity(64 * 1024, std::io::stdout().lock())
+}
+
+/// Flushes `out`, mapping the error.
+pub fn flush(out: &mut impl Write) -> lidx::Result<()> {
+    out.flush()
+        .map_err(|e| Error::io("write", Path::new("<stdout>"), e))
+}
+
+/// Prefixes an out-of-range error with the file name.
+pub fn past_end(file: &Path, e: &Error) -> String {
+    format!("lidx: {}: {e}", file.display())
+}

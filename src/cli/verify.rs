@@ -1,0 +1,57 @@
+//! `lidx verify FILE [--full]`.
+//!
+//! Exit status: 0 intact and fresh; 1 intact but stale (the source changed
+//! since indexing); 2 damaged, or the full re-scan disagrees.
+
+use super::Status;
+use clap::Args;
+use lidx::{OpenOptions, Verdict};
+use std::path::PathBuf;
+
+/// Arguments of `lidx verify`.
+#[derive(Debug, Args)]
+pub struct VerifyArgs {
+    /// The text file.
+    file: PathBuf,
+    /// Sidecar path (default: FILE.lidx or the user cache directory).
+    #[arg(long = "index", value_name = "PATH")]
+    index: Option<PathBuf>,
+    /// Also re-scan the source and compare every checkpoint and the line count.
+    #[arg(long)]
+    full: bool,
+}
+
+pub fn run(a: VerifyArgs) -> lidx::Result<Status> {
+    let mut oo = OpenOptions::new();
+    if let Some(p) = &a.index {
+        oo.sidecar(p);
+    }
+    let index = oo.inspect(&a.file)?;
+    if index.verdict() != Verdict::Unchanged {
+        // Pages are still checked, but a stale sidecar cannot be re-scanned
+        // against a source it no longer describes.
+        let r = index.verify(false)?;
+        println!(
+            "{}: pages ok ({} pages, {} checkpoints) but stale: the source was {} since indexing",
+            index.sidecar_path().display(),
+            r.pages,
+            r.checkpoints,
+            r.verdict
+        );
+        return Ok(1);
+    }
+    let r = index.verify(a.full)?;
+    println!(
+        "{}: ok: {} pages, {} checkpoints, {} lines, source unchanged{}",
+        index.sidecar_path().display(),
+        r.pages,
+        r.checkpoints,
+        index.line_count(),
+        if r.full {
+            ", every checkpoint re-scanned"
+        } else {
+            ""
+        }
+    );
+    Ok(0)
+}

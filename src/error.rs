@@ -1,0 +1,245 @@
+//! The one error type of the crate.
+//!
+//! Every variant says *what* failed and *where*: the path, the page number,
+//! both checksums. There is deliberately no blanket `From<io::Error>`: an I/O
+//! error is always wrapped with the operation and the path it concerns.
+
+use std::fmt;
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// Result alias used throughout the crate.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Everything that can go wrong in lidx.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Error {
+    /// An operating-system I/O call failed.
+    Io {
+        /// What was being done ("read", "open", "rename", ...).
+        op: &'static str,
+        /// The file concerned.
+        path: PathBuf,
+        /// The underlying error.
+        source: io::Error,
+    },
+    /// The file does not start with the lidx magic bytes.
+    NotAnIndex {
+        /// The sidecar path.
+        path: PathBuf,
+    },
+    /// The sidecar was written by an incompatible format version.
+    UnsupportedVersion {
+        /// The sidecar path.
+        path: PathBuf,
+        /// Major version this build reads.
+        expected: u16,
+        /// Major.minor version found in the file.
+        got: (u16, u16),
+    },
+    /// The sidecar uses a feature this build does not understand.
+    UnsupportedFeature {
+        /// The sidecar path.
+        path: PathBuf,
+        /// The incompatible feature bits that are not understood.
+        bits: u32,
+    },
+    /// A page's stored CRC does not match its contents.
+    ChecksumMismatch {
+        /// The sidecar path.
+        path: PathBuf,
+        /// Page number (0 = superblock).
+        page: u64,
+        /// CRC stored in the page.
+        expected: u32,
+        /// CRC computed over the page.
+        got: u32,
+    },
+    /// The sidecar is structurally damaged (checksums pass but values are impossible).
+    Corrupt {
+        /// The sidecar path.
+        path: PathBuf,
+        /// Page number where the damage was found (0 = superblock).
+        page: u64,
+        /// What is wrong.
+        what: String,
+    },
+    /// The sidecar does not describe the source as it is now.
+    Stale {
+        /// The source path.
+        source_path: PathBuf,
+        /// The sidecar path.
+        sidecar: PathBuf,
+        /// How the source differs.
+        verdict: crate::Verdict,
+    },
+    /// The source no longer matches what the index describes (it changed
+    /// while open).
+    SourceChanged {
+        /// The source path.
+        path: PathBuf,
+        /// What did not match.
+        what: String,
+    },
+    /// No sidecar exists and building one was not allowed.
+    Missing {
+        /// The source path.
+        source_path: PathBuf,
+        /// Where the sidecar was looked for.
+        sidecar: PathBuf,
+    },
+    /// The sidecar was built for a different file.
+    Foreign {
+        /// The sidecar path.
+        sidecar: PathBuf,
+        /// Basename of the file the sidecar was built for.
+        built_for: String,
+    },
+    /// A line number or byte offset lies beyond the end of the source.
+    OutOfRange {
+        /// What was asked for ("line 12", "offset 400").
+        what: String,
+        /// The source's line count.
+        lines: u64,
+        /// The source's size in bytes.
+        size: u64,
+    },
+    /// A caller-supplied argument is invalid.
+    InvalidArgument(String),
+}
+
+impl Error {
+    /// Wraps an `io::Error` with the operation and the path.
+    pub fn io(op: &'static str, path: &Path, source: io::Error) -> Error {
+        Error::Io {
+            op,
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+
+    /// Builds a [`Error::Corrupt`].
+    pub fn corrupt(path: &Path, page: u64, what: impl Into<String>) -> Error {
+        Error::Corrupt {
+            path: path.to_path_buf(),
+            page,
+            what: what.into(),
+        }
+    }
+
+    /// True when the error means the output pipe was closed by the reader.
+    pub fn is_broken_pipe(&self) -> bool {
+        matches!(self, Error::Io { source, .. } if source.kind() == io::ErrorKind::BrokenPipe)
+    }
+
+    /// True when the sidecar itself is damaged or unreadable as an index
+    /// (as opposed to the source, the arguments or the environment).
+    pub fn is_sidecar_damage(&self) -> bool {
+        matches!(
+            self,
+            Error::NotAnIndex { .. } | Error::ChecksumMismatch { .. } | Error::Corrupt { .. }
+        )
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Io { op, path, source } => {
+                write!(f, "{}: {op} failed: {}", path.display(), io_message(source))
+            }
+            Error::NotAnIndex { path } => {
+                write!(
+                    f,
+                    "{}: not a lidx sidecar (bad magic or too short)",
+                    path.display()
+                )
+            }
+            Error::UnsupportedVersion {
+                path,
+                expected,
+                got,
+            } => write!(
+                f,
+                "{}: sidecar format version {}.{} is not supported (this lidx reads {expected}.x)",
+                path.display(),
+                got.0,
+                got.1
+            ),
+            Error::UnsupportedFeature { path, bits } => write!(
+                f,
+                "{}: sidecar uses unsupported features (flags {bits:#x})",
+                path.display()
+            ),
+            Error::ChecksumMismatch {
+                path,
+                page,
+                expected,
+                got,
+            } => write!(
+                f,
+                "{}: sidecar corrupt: page {page} checksum mismatch (stored {expected:#010x}, computed {got:#010x})",
+                path.display()
+            ),
+            Error::Corrupt { path, page, what } => {
+                write!(
+                    f,
+                    "{}: sidecar corrupt: page {page}: {what}",
+                    path.display()
+                )
+            }
+            Error::Stale {
+                source_path,
+                sidecar,
+                verdict,
+            } => write!(
+                f,
+                "{}: sidecar is stale: the source was {verdict} since it was built ({})",
+                sidecar.display(),
+                source_path.display()
+            ),
+            Error::SourceChanged { path, what } => {
+                write!(f, "{}: source changed while in use: {what}", path.display())
+            }
+            Error::Missing {
+                source_path,
+                sidecar,
+            } => write!(
+                f,
+                "{}: no sidecar ({} does not exist; run `lidx index {}`)",
+                source_path.display(),
+                sidecar.display(),
+                source_path.display()
+            ),
+            Error::Foreign { sidecar, built_for } => write!(
+                f,
+                "{}: sidecar belongs to another file ({built_for:?})",
+                sidecar.display()
+            ),
+            Error::OutOfRange { what, lines, size } => write!(
+                f,
+                "{what} is past the end (the file has {lines} lines, {size} bytes)"
+            ),
+            Error::InvalidArgument(msg) => f.write_str(msg),
+        }
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Io { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}
+
+/// `io::Error`'s Display appends "(os error N)"; keep the human part only.
+fn io_message(e: &io::Error) -> String {
+    let s = e.to_string();
+    match s.find(" (os error") {
+        Some(i) => s[..i].to_string(),
+        None => s,
+    }
+}

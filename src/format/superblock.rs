@@ -1,0 +1,292 @@
+//! The superblock: the 256-byte record at the start of page 0 (spec §3).
+
+use super::*;
+
+/// Bytes hashed at each end of the source for the fingerprint.
+pub const FINGERPRINT_BLOCK: u64 = 65536;
+/// Longest source basename stored in the superblock (longer names are cut).
+pub const SOURCE_NAME_MAX: usize = 96;
+
+/// What binds a sidecar to its source (spec §6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Fingerprint {
+    /// Source size in bytes when indexed (= the indexed prefix).
+    pub size: u64,
+    /// Modification time, seconds since the Unix epoch.
+    pub mtime_sec: i64,
+    /// Modification time, nanoseconds part.
+    pub mtime_nsec: u32,
+    /// CRC-32 of bytes `0..min(size, 64 KiB)`.
+    pub head_crc: u32,
+    /// CRC-32 of bytes `size.saturating_sub(64 KiB)..size`: the indexed
+    /// prefix's last block, recomputable on a grown file.
+    pub tail_crc: u32,
+}
+
+/// Decoded superblock. Field meanings: spec §3, table 1.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Superblock {
+    /// Major format version.
+    pub version_major: u16,
+    /// Minor format version.
+    pub version_minor: u16,
+    /// Page size in bytes (power of two, 512..=65536).
+    pub page_size: u32,
+    /// Incompatible feature bits: a reader must refuse unknown ones.
+    pub incompat_features: u32,
+    /// Compatible feature bits: unknown ones may be ignored.
+    pub compat_features: u32,
+    /// Key kind ([`KEY_KIND_LINE_OFFSET`]).
+    pub key_kind: u8,
+    /// Source kind ([`SOURCE_KIND_PLAIN`]).
+    pub source_kind: u8,
+    /// Number of lines in the indexed prefix.
+    pub line_count: u64,
+    /// Checkpoint spacing in bytes used at ingest.
+    pub spacing: u64,
+    /// Number of checkpoints (leaf entries) in the tree.
+    pub checkpoint_count: u64,
+    /// Page number of the tree root.
+    pub root_page: u32,
+    /// Number of levels (1 = the root is a leaf).
+    pub height: u32,
+    /// Number of leaf pages.
+    pub leaf_count: u32,
+    /// Total pages in the file, superblock included.
+    pub page_count: u32,
+    /// Lowest page number holding a leaf.
+    pub first_leaf: u32,
+    /// Highest page number holding a leaf.
+    pub last_leaf: u32,
+    /// The source fingerprint.
+    pub fingerprint: Fingerprint,
+    /// Basename of the source at ingest (at most [`SOURCE_NAME_MAX`] bytes).
+    pub source_name: Vec<u8>,
+}
+
+/// Why a superblock could not be decoded (mapped to [`crate::Error`] by the
+/// caller, which knows the path).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SuperblockError {
+    /// Too short or wrong magic.
+    NotAnIndex,
+    /// Major version differs.
+    Version(u16, u16),
+    /// CRC mismatch (stored, computed).
+    Checksum(u32, u32),
+    /// Unknown incompatible features.
+    Features(u32),
+    /// A field holds an impossible value.
+    Invalid(String),
+}
+
+impl Superblock {
+    /// Encodes into exactly [`SUPERBLOCK_LEN`] bytes, CRC included.
+    pub fn encode(&self) -> [u8; SUPERBLOCK_LEN] {
+        let mut b = [0u8; SUPERBLOCK_LEN];
+        b[0..8].copy_from_slice(&MAGIC);
+        b[8..10].copy_from_slice(&self.version_major.to_le_bytes());
+        b[10..12].copy_from_slice(&self.version_minor.to_le_bytes());
+        b[12..16].copy_from_slice(&self.page_size.to_le_bytes());
+        b[16..20].copy_from_slice(&self.incompat_features.to_le_bytes());
+        b[20..24].copy_from_slice(&self.compat_features.to_le_bytes());
+        b[24] = self.key_kind;
+        b[25] = self.source_kind;
+        b[32..40].copy_from_slice(&self.line_count.to_le_bytes());
+        b[40..48].copy_from_slice(&self.fingerprint.size.to_le_bytes());
+        b[48..56].copy_from_slice(&self.spacing.to_le_bytes());
+        b[56..64].copy_from_slice(&self.checkpoint_count.to_le_bytes());
+        b[64..68].copy_from_slice(&self.root_page.to_le_bytes());
+        b[68..72].copy_from_slice(&self.height.to_le_bytes());
+        b[72..76].copy_from_slice(&self.leaf_count.to_le_bytes());
+        b[76..80].copy_from_slice(&self.page_count.to_le_bytes());
+        b[80..84].copy_from_slice(&self.first_leaf.to_le_bytes());
+        b[84..88].copy_from_slice(&self.last_leaf.to_le_bytes());
+        b[88..92].copy_from_slice(&(FINGERPRINT_BLOCK as u32).to_le_bytes());
+        b[92..96].copy_from_slice(&self.fingerprint.mtime_nsec.to_le_bytes());
+        b[96..104].copy_from_slice(&self.fingerprint.mtime_sec.to_le_bytes());
+        b[104..108].copy_from_slice(&self.fingerprint.head_crc.to_le_bytes());
+        b[108..112].copy_from_slice(&self.fingerprint.tail_crc.to_le_bytes());
+        let name = &self.source_name[..self.source_name.len().min(SOURCE_NAME_MAX)];
+        b[112] = name.len() as u8;
+        b[128..128 + name.len()].copy_from_slice(name);
+        let crc = crc32(&b[..252]);
+        b[252..256].copy_from_slice(&crc.to_le_bytes());
+        b
+    }
+
+    /// Decodes and validates, in the order the spec gives (§3.2): length,
+    /// magic, major version, CRC, feature bits, field sanity.
+    pub fn decode(b: &[u8]) -> Result<Superblock, SuperblockError> {
+        if b.len() < SUPERBLOCK_LEN || b[0..8] != MAGIC {
+            return Err(SuperblockError::NotAnIndex);
+        }
+        let u16_at = |o: usize| u16::from_le_bytes(b[o..o + 2].try_into().expect("2 bytes"));
+        let u32_at = |o: usize| u32::from_le_bytes(b[o..o + 4].try_into().expect("4 bytes"));
+        let u64_at = |o: usize| u64::from_le_bytes(b[o..o + 8].try_into().expect("8 bytes"));
+        let (major, minor) = (u16_at(8), u16_at(10));
+        if major != VERSION_MAJOR {
+            return Err(SuperblockError::Version(major, minor));
+        }
+        let stored = u32_at(252);
+        let computed = crc32(&b[..252]);
+        if stored != computed {
+            return Err(SuperblockError::Checksum(stored, computed));
+        }
+        let incompat = u32_at(16);
+        if incompat & !INCOMPAT_KNOWN != 0 {
+            return Err(SuperblockError::Features(incompat & !INCOMPAT_KNOWN));
+        }
+        let name_len = b[112] as usize;
+        let sb = Superblock {
+            version_major: major,
+            version_minor: minor,
+            page_size: u32_at(12),
+            incompat_features: incompat,
+            compat_features: u32_at(20),
+            key_kind: b[24],
+            source_kind: b[25],
+            line_count: u64_at(32),
+            spacing: u64_at(48),
+            checkpoint_count: u64_at(56),
+            root_page: u32_at(64),
+            height: u32_at(68),
+            leaf_count: u32_at(72),
+            page_count: u32_at(76),
+            first_leaf: u32_at(80),
+            last_leaf: u32_at(84),
+            fingerprint: Fingerprint {
+                size: u64_at(40),
+                mtime_nsec: u32_at(92),
+                mtime_sec: i64::from_le_bytes(b[96..104].try_into().expect("8 bytes")),
+                head_crc: u32_at(104),
+                tail_crc: u32_at(108),
+            },
+            source_name: b[128..128 + name_len.min(SOURCE_NAME_MAX)].to_vec(),
+        };
+        sb.validate(u32_at(88))?;
+        Ok(sb)
+    }
+
+    /// Field sanity checks (R-8..R-11): everything a reader relies on before
+    /// it allocates or follows a page number.
+    fn validate(&self, fp_block: u32) -> Result<(), SuperblockError> {
+        let bad = |what: String| Err(SuperblockError::Invalid(what));
+        if !valid_page_size(self.page_size) {
+            return bad(format!(
+                "page size {} is not a power of two in 512..=65536",
+                self.page_size
+            ));
+        }
+        if self.key_kind != KEY_KIND_LINE_OFFSET {
+            return bad(format!("unknown key kind {}", self.key_kind));
+        }
+        if self.source_kind != SOURCE_KIND_PLAIN {
+            return bad(format!("unknown source kind {}", self.source_kind));
+        }
+        if fp_block as u64 != FINGERPRINT_BLOCK {
+            return bad(format!("fingerprint block {fp_block} is not 65536"));
+        }
+        if self.spacing == 0 {
+            return bad("spacing is 0".into());
+        }
+        if self.height == 0 || self.height > 64 {
+            return bad(format!("tree height {} is not in 1..=64", self.height));
+        }
+        if self.page_count < 2 {
+            return bad(format!("page count {} is below 2", self.page_count));
+        }
+        let in_range = |p: u32| p >= 1 && p < self.page_count;
+        if !in_range(self.root_page) || !in_range(self.first_leaf) || !in_range(self.last_leaf) {
+            return bad("root or leaf page number out of range".into());
+        }
+        if self.first_leaf > self.last_leaf || self.leaf_count == 0 {
+            return bad("empty or inverted leaf range".into());
+        }
+        if self.leaf_count > self.last_leaf - self.first_leaf + 1 {
+            return bad("leaf count exceeds the leaf range".into());
+        }
+        let max_cp = self.leaf_count as u64 * leaf_capacity(self.page_size) as u64;
+        if self.checkpoint_count == 0 || self.checkpoint_count > max_cp {
+            return bad(format!(
+                "checkpoint count {} impossible",
+                self.checkpoint_count
+            ));
+        }
+        if self.line_count > self.fingerprint.size {
+            return bad("more lines than bytes".into());
+        }
+        if self.checkpoint_count > self.line_count.max(1) {
+            return bad("more checkpoints than lines".into());
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Superblock {
+        Superblock {
+            version_major: 1,
+            version_minor: 0,
+            page_size: 4096,
+            incompat_features: 0,
+            compat_features: 0,
+            key_kind: KEY_KIND_LINE_OFFSET,
+            source_kind: SOURCE_KIND_PLAIN,
+            line_count: 10,
+            spacing: 65536,
+            checkpoint_count: 1,
+            root_page: 1,
+            height: 1,
+            leaf_count: 1,
+            page_count: 2,
+            first_leaf: 1,
+            last_leaf: 1,
+            fingerprint: Fingerprint {
+                size: 100,
+                mtime_sec: -5,
+                mtime_nsec: 7,
+                head_crc: 1,
+                tail_crc: 2,
+            },
+            source_name: b"app.log".to_vec(),
+        }
+    }
+
+    #[test]
+    fn round_trip() {
+        let sb = sample();
+        assert_eq!(Superblock::decode(&sb.encode()).unwrap(), sb);
+    }
+
+    #[test]
+    fn every_flip_is_caught() {
+        let bytes = sample().encode();
+        for i in 0..SUPERBLOCK_LEN {
+            for bit in 0..8 {
+                let mut b = bytes;
+                b[i] ^= 1 << bit;
+                assert!(Superblock::decode(&b).is_err(), "flip byte {i} bit {bit}");
+            }
+        }
+    }
+
+    #[test]
+    fn absurd_values_rejected() {
+        let mut sb = sample();
+        sb.page_size = 0;
+        assert!(matches!(
+            Superblock::decode(&sb.encode()),
+            Err(SuperblockError::Invalid(_))
+        ));
+        let mut sb = sample();
+        sb.checkpoint_count = u64::MAX;
+        assert!(matches!(
+            Superblock::decode(&sb.encode()),
+            Err(SuperblockError::Invalid(_))
+        ));
+    }
+}

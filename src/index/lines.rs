@@ -1,0 +1,182 @@
+//! Reading line ranges: streaming to a writer (the CLI) or filling a reused
+//! [`LineBuf`] (viewers).
+
+use super::Index;
+use crate::error::{Error, Result};
+use std::io::Write;
+use std::ops::Range;
+
+/// A reusable buffer of consecutive lines: one allocation for the bytes,
+/// one for the line boundaries, reused across calls (no per-line
+/// allocation).
+#[derive(Debug, Default, Clone)]
+pub struct LineBuf {
+    bytes: Vec<u8>,
+    /// End (exclusive, within `bytes`) of each line, terminator included.
+    ends: Vec<usize>,
+    first: u64,
+    start_offset: u64,
+}
+
+impl LineBuf {
+    /// An empty buffer.
+    pub fn new() -> LineBuf {
+        LineBuf::default()
+    }
+
+    /// Number of lines held.
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// True when no lines are held.
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// 0-based number of the first line held.
+    pub fn first_line(&self) -> u64 {
+        self.first
+    }
+
+    /// Byte offset of the first line held.
+    pub fn start_offset(&self) -> u64 {
+        self.start_offset
+    }
+
+    /// Line `i` of the buffer (0 = [`LineBuf::first_line`]) with its `\n`
+    /// terminator, if it has one.
+    pub fn line_with_terminator(&self, i: usize) -> &[u8] {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        &self.bytes[start..self.ends[i]]
+    }
+
+    /// Line `i` without its `\n` terminator (`\r` is kept: it is content).
+    pub fn line(&self, i: usize) -> &[u8] {
+        let l = self.line_with_terminator(i);
+        l.strip_suffix(b"\n").unwrap_or(l)
+    }
+
+    /// The lines in order, without terminators.
+    pub fn iter(&self) -> impl Iterator<Item = &[u8]> + '_ {
+        (0..self.len()).map(move |i| self.line(i))
+    }
+
+    /// All bytes held, exactly as in the source.
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+}
+
+impl Index {
+    /// Replaces the contents of `buf` with lines `lines` (clamped to the
+    /// line count). Returns the number of lines read.
+    pub fn read_lines(&self, lines: Range<u64>, buf: &mut LineBuf) -> Result<usize> {
+        let span = self.lines_span(lines.clone())?;
+        buf.bytes.clear();
+        buf.ends.clear();
+        buf.first = lines.start.min(self.line_count());
+        buf.start_offset = span.start;
+        let len = (span.end - span.start) as usize;
+        buf.bytes.resize(len, 0);
+        self.source().read_exact_at(&mut buf.bytes, span.start)?;
+        buf.ends
+            .extend(memchr::memchr_iter(b'\n', &buf.bytes).map(|i| i + 1));
+        if buf.ends.last().copied().unwrap_or(0) < len {
+            buf.ends.push(len);
+        }
+        let want = (lines.end.min(self.line_count()).saturating_sub(buf.first)) as usize;
+        if buf.ends.len() != want {
+            return Err(Error::SourceChanged {
+                path: self.source_path().to_path_buf(),
+                what: format!(
+                    "expected {want} lines in bytes {}..{}, found {}",
+                    span.start,
+                    span.end,
+                    buf.ends.len()
+                ),
+            });
+        }
+        Ok(want)
+    }
+
+    /// Streams the bytes of lines `lines` (clamped to the line count) to
+    /// `out`, exactly as in the source. With `numbered`, each line is
+    /// prefixed by its 1-based number and `:` (like `grep -n`). Memory is one
+    /// scan buffer, however long the lines. Returns the lines written.
+    pub fn write_lines(
+        &self,
+        lines: Range<u64>,
+        numbered: bool,
+        out: &mut dyn Write,
+    ) -> Result<u64> {
+        let span = self.lines_span(lines.clone())?;
+        let first = lines.start.min(self.line_count());
+        let count = lines.end.min(self.line_count()).saturating_sub(first);
+        if count == 0 {
+            return Ok(0);
+        }
+        let out_err = |e| Error::io("write", std::path::Path::new("<stdout>"), e);
+        let mut buf = self.take_buffer();
+        let mut at = span.start;
+        let mut next_number = first + 1;
+        let mut at_line_start = true;
+        let mut itoa = [0u8; 24];
+        let result = (|| {
+            while at < span.end {
+                let want = buf.len().min((span.end - at) as usize);
+                let got = self.source().read_full_at(&mut buf[..want], at)?;
+                if got == 0 {
+                    return Err(Error::SourceChanged {
+                        path: self.source_path().to_path_buf(),
+                        what: "source shorter than indexed".into(),
+                    });
+                }
+                let chunk = &buf[..got];
+                if !numbered {
+                    out.write_all(chunk).map_err(out_err)?;
+                } else {
+                    let mut s = 0;
+                    while s < chunk.len() {
+                        if at_line_start {
+                            out.write_all(format_number(next_number, &mut itoa))
+                                .map_err(out_err)?;
+                            out.write_all(b":").map_err(out_err)?;
+                            next_number += 1;
+                            at_line_start = false;
+                        }
+                        match memchr::memchr(b'\n', &chunk[s..]) {
+                            Some(k) => {
+                                out.write_all(&chunk[s..s + k + 1]).map_err(out_err)?;
+                                s += k + 1;
+                                at_line_start = true;
+                            }
+                            None => {
+                                out.write_all(&chunk[s..]).map_err(out_err)?;
+                                s = chunk.len();
+                            }
+                        }
+                    }
+                }
+                at += got as u64;
+            }
+            Ok(())
+        })();
+        self.give_buffer(buf);
+        result.map(|()| count)
+    }
+}
+
+/// Formats `n` in decimal into `buf`; returns the digits.
+fn format_number(mut n: u64, buf: &mut [u8; 24]) -> &[u8] {
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    &buf[i..]
+}

@@ -1,0 +1,79 @@
+//! Where a source's sidecar lives.
+//!
+//! Default: next to the source, `FILE.lidx`. When the source's directory is
+//! not writable, `$XDG_CACHE_HOME/lidx/` (or `~/.cache/lidx/`) under a name
+//! derived from the source's absolute path: a 64-bit FNV-1a hash of the path
+//! in hex, a dash, and the basename (cut to 100 bytes), plus `.lidx`.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+/// `FILE.lidx` next to `source`.
+pub fn default_sidecar(source: &Path) -> PathBuf {
+    let mut name: OsString = source.as_os_str().to_owned();
+    name.push(".lidx");
+    PathBuf::from(name)
+}
+
+/// The per-user cache directory for sidecars, if one can be named.
+pub fn cache_dir() -> Option<PathBuf> {
+    if let Some(x) = std::env::var_os("XDG_CACHE_HOME").filter(|x| Path::new(x).is_absolute()) {
+        return Some(PathBuf::from(x).join("lidx"));
+    }
+    std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(|h| PathBuf::from(h).join(".cache").join("lidx"))
+}
+
+fn fnv1a64(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+/// The sidecar path for `source` in the cache directory.
+pub fn cache_sidecar(source: &Path) -> Option<PathBuf> {
+    use std::os::unix::ffi::OsStrExt;
+    let abs = std::fs::canonicalize(source).ok()?;
+    let base = abs.file_name()?.as_bytes();
+    let base = String::from_utf8_lossy(&base[..base.len().min(100)]).replace('/', "_");
+    let name = format!("{:016x}-{base}.lidx", fnv1a64(abs.as_os_str().as_bytes()));
+    Some(cache_dir()?.join(name))
+}
+
+/// True for the I/O errors that mean "you may not write there".
+pub fn is_permission_error(e: &crate::Error) -> bool {
+    match e {
+        crate::Error::Io { source, .. } => {
+            matches!(
+                source.kind(),
+                std::io::ErrorKind::PermissionDenied | std::io::ErrorKind::ReadOnlyFilesystem
+            ) || source.raw_os_error() == Some(libc::EROFS)
+                || source.raw_os_error() == Some(libc::EPERM)
+        }
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_appends_suffix() {
+        assert_eq!(
+            default_sidecar(Path::new("/a/b.log.gz")),
+            PathBuf::from("/a/b.log.gz.lidx")
+        );
+        assert_eq!(default_sidecar(Path::new("x")), PathBuf::from("x.lidx"));
+    }
+
+    #[test]
+    fn fnv_known_value() {
+        assert_eq!(fnv1a64(b""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(fnv1a64(b"a"), 0xaf63_dc4c_8601_ec8c);
+    }
+}

@@ -1,0 +1,408 @@
+//! [`Index`]: an opened sidecar bound to its source, and every query on it.
+//!
+//! Opening reads the superblock only (plus the root page and 2 × 64 KiB of
+//! the source for the fingerprint check): open time and memory do not grow
+//! with the file. A query descends the tree through the page cache to the
+//! nearest checkpoint at or before its target, then `pread`s the source from
+//! there and counts newlines with `memchr` to the exact answer.
+//!
+//! Conventions: line numbers are 0-based, byte offsets are 0-based, ranges
+//! are half-open. A line is the bytes up to and including `\n`; a final line
+//! without `\n` is still a line; `\r` is content.
+
+mod lines;
+pub mod locate;
+mod open;
+mod verify;
+
+pub use lines::LineBuf;
+pub use open::{Action, OpenOptions, Opened, superblock_of};
+pub use verify::VerifyReport;
+
+use crate::cache::{CacheStats, PageCache};
+use crate::error::{Error, Result};
+use crate::format::{self, SUPERBLOCK_LEN, Superblock};
+use crate::ingest::BUFFER_SIZE;
+use crate::ingest::fingerprint::{self, Verdict};
+use crate::io::ReadAt;
+use crate::tree::{ByLine, ByOffset, Checkpoint, Tree};
+use parking_lot::Mutex;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+/// Default page-cache budget: 16 MiB.
+pub const DEFAULT_CACHE_BYTES: usize = 16 << 20;
+
+/// An opened line index. `Send + Sync`: share one across threads.
+pub struct Index {
+    source: Box<dyn ReadAt>,
+    sidecar_path: PathBuf,
+    sidecar_len: u64,
+    sb: Superblock,
+    cache: PageCache,
+    tree: Tree,
+    verdict: Verdict,
+    buffers: Mutex<Vec<Vec<u8>>>,
+}
+
+impl std::fmt::Debug for Index {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Index")
+            .field("source", &self.source.path())
+            .field("sidecar", &self.sidecar_path)
+            .field("lines", &self.sb.line_count)
+            .finish()
+    }
+}
+
+/// Summary of an index for `lidx info`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Info {
+    /// Lines in the indexed source.
+    pub lines: u64,
+    /// Indexed source size in bytes.
+    pub source_size: u64,
+    /// Sidecar size in bytes.
+    pub sidecar_size: u64,
+    /// Checkpoints stored.
+    pub checkpoints: u64,
+    /// Pages in the sidecar (superblock included).
+    pub pages: u32,
+    /// Page size.
+    pub page_size: u32,
+    /// Tree height (1 = root is a leaf).
+    pub height: u32,
+    /// Checkpoint spacing.
+    pub spacing: u64,
+    /// Format version (major, minor).
+    pub version: (u16, u16),
+    /// How the source relates to the sidecar at open.
+    pub verdict: Verdict,
+}
+
+/// Reads and validates the superblock of `sidecar`.
+pub(crate) fn read_superblock(sidecar: &dyn ReadAt) -> Result<Superblock> {
+    let path = sidecar.path();
+    let mut b = [0u8; SUPERBLOCK_LEN];
+    let n = sidecar.read_full_at(&mut b, 0)?;
+    use format::SuperblockError as K;
+    let sb = Superblock::decode(&b[..n]).map_err(|e| match e {
+        K::NotAnIndex => Error::NotAnIndex {
+            path: path.to_path_buf(),
+        },
+        K::Version(major, minor) => Error::UnsupportedVersion {
+            path: path.to_path_buf(),
+            expected: format::VERSION_MAJOR,
+            got: (major, minor),
+        },
+        K::Checksum(expected, got) => Error::ChecksumMismatch {
+            path: path.to_path_buf(),
+            page: 0,
+            expected,
+            got,
+        },
+        K::Features(bits) => Error::UnsupportedFeature {
+            path: path.to_path_buf(),
+            bits,
+        },
+        K::Invalid(what) => Error::corrupt(path, 0, what),
+    })?;
+    let want = sb.page_count as u64 * sb.page_size as u64;
+    if sidecar.len() != want {
+        return Err(Error::corrupt(
+            path,
+            0,
+            format!(
+                "file is {} bytes, the superblock says {} pages of {} = {want}",
+                sidecar.len(),
+                sb.page_count,
+                sb.page_size
+            ),
+        ));
+    }
+    Ok(sb)
+}
+
+impl Index {
+    /// Opens the sidecar of `source` (found as [`OpenOptions`] does) and
+    /// fails with [`Error::Stale`] unless the source is unchanged.
+    pub fn open(source: impl AsRef<Path>) -> Result<Index> {
+        OpenOptions::new()
+            .refresh(false)
+            .open(source)
+            .map(|o| o.index)
+    }
+
+    /// Binds an already-open source and sidecar. `source_mtime` is the
+    /// source's modification time, compared with the fingerprint; the
+    /// verdict is recorded (see [`Index::verdict`]) and it is the caller's
+    /// job to refuse a stale one.
+    pub fn from_parts(
+        source: Box<dyn ReadAt>,
+        sidecar: Box<dyn ReadAt>,
+        source_mtime: (i64, u32),
+        cache_bytes: usize,
+    ) -> Result<Index> {
+        let sb = read_superblock(&*sidecar)?;
+        let verdict = fingerprint::verdict(&sb.fingerprint, &*source, source_mtime)?;
+        let sidecar_path = sidecar.path().to_path_buf();
+        let sidecar_len = sidecar.len();
+        let cache = PageCache::new(sidecar, sb.page_size, sb.page_count, cache_bytes);
+        let root = std::sync::Arc::new(cache.read_uncached(sb.root_page)?);
+        let tree = Tree {
+            root,
+            height: sb.height,
+        };
+        Ok(Index {
+            source,
+            sidecar_path,
+            sidecar_len,
+            sb,
+            cache,
+            tree,
+            verdict,
+            buffers: Mutex::new(Vec::new()),
+        })
+    }
+
+    /// Builds a sidecar for `source` in memory and opens it (tests, small
+    /// inputs, sources that are not files).
+    pub fn build_in_memory(source: Box<dyn ReadAt>, opts: &crate::BuildOptions) -> Result<Index> {
+        let sidecar = crate::build_to_vec(&*source, opts)?;
+        let sidecar = crate::io::MemSource::new(sidecar);
+        Index::from_parts(source, Box::new(sidecar), (0, 0), DEFAULT_CACHE_BYTES)
+    }
+
+    /// Number of lines (`grep -c ''` of the indexed bytes).
+    pub fn line_count(&self) -> u64 {
+        self.sb.line_count
+    }
+
+    /// Size of the indexed source in bytes.
+    pub fn source_len(&self) -> u64 {
+        self.sb.fingerprint.size
+    }
+
+    /// The source path.
+    pub fn source_path(&self) -> &Path {
+        self.source.path()
+    }
+
+    /// The sidecar path.
+    pub fn sidecar_path(&self) -> &Path {
+        &self.sidecar_path
+    }
+
+    /// The source as a positional reader (its length is the indexed size).
+    pub fn source(&self) -> &dyn ReadAt {
+        &*self.source
+    }
+
+    /// The decoded superblock.
+    pub fn superblock(&self) -> &Superblock {
+        &self.sb
+    }
+
+    /// How the source compared with the sidecar's fingerprint at open.
+    pub fn verdict(&self) -> Verdict {
+        self.verdict
+    }
+
+    /// Page-cache counters.
+    pub fn cache_stats(&self) -> CacheStats {
+        self.cache.stats()
+    }
+
+    pub(crate) fn cache(&self) -> &PageCache {
+        &self.cache
+    }
+
+    /// Summary for `lidx info`.
+    pub fn info(&self) -> Info {
+        Info {
+            lines: self.sb.line_count,
+            source_size: self.sb.fingerprint.size,
+            sidecar_size: self.sidecar_len,
+            checkpoints: self.sb.checkpoint_count,
+            pages: self.sb.page_count,
+            page_size: self.sb.page_size,
+            height: self.sb.height,
+            spacing: self.sb.spacing,
+            version: (self.sb.version_major, self.sb.version_minor),
+            verdict: self.verdict,
+        }
+    }
+
+    /// The checkpoint with the largest line number `<= line` (a B+tree
+    /// lookup only; no source I/O).
+    #[inline]
+    pub fn checkpoint_for_line(&self, line: u64) -> Result<Checkpoint> {
+        self.tree.find::<ByLine>(&self.cache, line)
+    }
+
+    /// The checkpoint with the largest offset `<= offset` (a B+tree lookup
+    /// only; no source I/O).
+    #[inline]
+    pub fn checkpoint_for_offset(&self, offset: u64) -> Result<Checkpoint> {
+        self.tree.find::<ByOffset>(&self.cache, offset)
+    }
+
+    fn past_end_line(&self, line: u64) -> Error {
+        Error::OutOfRange {
+            what: format!("line {}", line as u128 + 1),
+            lines: self.line_count(),
+            size: self.source_len(),
+        }
+    }
+
+    fn stale_source(&self, what: &str) -> Error {
+        Error::SourceChanged {
+            path: self.source.path().to_path_buf(),
+            what: what.to_string(),
+        }
+    }
+
+    /// Borrows a scan buffer from the pool.
+    pub(crate) fn take_buffer(&self) -> Vec<u8> {
+        self.buffers
+            .lock()
+            .pop()
+            .unwrap_or_else(|| vec![0u8; BUFFER_SIZE])
+    }
+
+    /// Returns a scan buffer to the pool.
+    pub(crate) fn give_buffer(&self, buf: Vec<u8>) {
+        let mut pool = self.buffers.lock();
+        if pool.len() < 8 {
+            pool.push(buf);
+        }
+    }
+
+    /// Position of the `n`-th (`n >= 1`) newline at or after `from`.
+    fn nth_newline(&self, from: u64, n: u64) -> Result<u64> {
+        let mut buf = self.take_buffer();
+        let end = self.source_len();
+        let mut at = from;
+        let mut left = n;
+        let result = loop {
+            if at >= end {
+                break Err(self.stale_source("fewer newlines than indexed"));
+            }
+            let want = buf.len().min((end - at) as usize);
+            let got = match self.source.read_full_at(&mut buf[..want], at) {
+                Ok(0) => break Err(self.stale_source("source shorter than indexed")),
+                Ok(g) => g,
+                Err(e) => break Err(e),
+            };
+            let chunk = &buf[..got];
+            let c = memchr::memchr_iter(b'\n', chunk).count() as u64;
+            if c >= left {
+                let k = memchr::memchr_iter(b'\n', chunk)
+                    .nth(left as usize - 1)
+                    .expect("counted");
+                break Ok(at + k as u64);
+            }
+            left -= c;
+            at += got as u64;
+        };
+        self.give_buffer(buf);
+        result
+    }
+
+    /// Newlines in `from..to`.
+    fn count_newlines(&self, from: u64, to: u64) -> Result<u64> {
+        let mut buf = self.take_buffer();
+        let mut at = from;
+        let mut total = 0;
+        let result = loop {
+            if at >= to {
+                break Ok(total);
+            }
+            let want = buf.len().min((to - at) as usize);
+            match self.source.read_full_at(&mut buf[..want], at) {
+                Ok(0) => break Err(self.stale_source("source shorter than indexed")),
+                Ok(g) => {
+                    total += memchr::memchr_iter(b'\n', &buf[..g]).count() as u64;
+                    at += g as u64;
+                }
+                Err(e) => break Err(e),
+            }
+        };
+        self.give_buffer(buf);
+        result
+    }
+
+    /// Byte offset where line `line` starts.
+    pub fn line_start(&self, line: u64) -> Result<u64> {
+        if line >= self.line_count() {
+            return Err(self.past_end_line(line));
+        }
+        let cp = self.checkpoint_for_line(line)?;
+        if cp.line == line {
+            return Ok(cp.offset);
+        }
+        Ok(self.nth_newline(cp.offset, line - cp.line)? + 1)
+    }
+
+    /// Byte offset just past line `line` (after its `\n`, or the end of the
+    /// source for a final line without one).
+    pub fn line_end(&self, line: u64) -> Result<u64> {
+        if line >= self.line_count() {
+            return Err(self.past_end_line(line));
+        }
+        if line + 1 == self.line_count() {
+            return Ok(self.source_len());
+        }
+        self.line_start(line + 1)
+    }
+
+    /// Byte span `start..end` of line `line`, its `\n` included.
+    pub fn line_span(&self, line: u64) -> Result<Range<u64>> {
+        let start = self.line_start(line)?;
+        // Lines longer than the spacing have a checkpoint at both ends, so
+        // the end lookup never scans a long line.
+        Ok(start..self.line_end(line)?)
+    }
+
+    /// Byte span of lines `lines` (clamped to the line count); empty at the
+    /// end of the source when the range lies past the end.
+    pub fn lines_span(&self, lines: Range<u64>) -> Result<Range<u64>> {
+        let a = lines.start.min(self.line_count());
+        let b = lines.end.min(self.line_count());
+        if a >= b {
+            let at = if a < self.line_count() {
+                self.line_start(a)?
+            } else {
+                self.source_len()
+            };
+            return Ok(at..at);
+        }
+        let start = self.line_start(a)?;
+        let end = if b == self.line_count() {
+            self.source_len()
+        } else {
+            self.line_start(b)?
+        };
+        Ok(start..end)
+    }
+
+    /// The 0-based number of the line holding byte `offset`.
+    pub fn line_at(&self, offset: u64) -> Result<u64> {
+        if offset >= self.source_len() {
+            return Err(Error::OutOfRange {
+                what: format!("offset {offset}"),
+                lines: self.line_count(),
+                size: self.source_len(),
+            });
+        }
+        let cp = self.checkpoint_for_offset(offset)?;
+        Ok(cp.line + self.count_newlines(cp.offset, offset)?)
+    }
+
+    /// Checks the sidecar: every page CRC, the tree structure, and the
+    /// fingerprint; with `full`, also re-scans the source and compares
+    /// every checkpoint and the line count.
+    pub fn verify(&self, full: bool) -> Result<VerifyReport> {
+        verify::verify(self, full)
+    }
+}

@@ -1,0 +1,370 @@
+//! Finding, checking and (re)building a source's sidecar on open.
+
+use super::locate::{self, is_permission_error};
+use super::{DEFAULT_CACHE_BYTES, Index, read_superblock};
+use crate::error::{Error, Result};
+use crate::ingest::fingerprint::{self, Verdict};
+use crate::ingest::writer::AtomicFile;
+use crate::ingest::{self, BuildOptions, SourceInfo};
+use crate::io::{FileSource, ReadAt};
+use std::path::{Path, PathBuf};
+
+/// What opening did to get a usable sidecar.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Action {
+    /// An existing, fresh sidecar was used.
+    Opened,
+    /// There was no sidecar; one was built.
+    Built,
+    /// The source had grown; the sidecar was extended over the new bytes.
+    Extended,
+    /// The source had changed otherwise (or a rebuild was forced); the
+    /// sidecar was rebuilt from scratch.
+    Rebuilt(Verdict),
+    /// A rebuild was forced ([`OpenOptions::force`]).
+    Forced,
+}
+
+/// An opened index and how it came to be.
+#[derive(Debug)]
+pub struct Opened {
+    /// The index, fresh for the source as it was at open.
+    pub index: Index,
+    /// What was done.
+    pub action: Action,
+}
+
+/// How to open a source's index.
+///
+/// ```no_run
+/// # fn main() -> lidx::Result<()> {
+/// let opened = lidx::OpenOptions::new().cache_bytes(64 << 20).open("app.log")?;
+/// println!("{} lines", opened.index.line_count());
+/// # Ok(()) }
+/// ```
+#[derive(Debug, Clone)]
+pub struct OpenOptions {
+    sidecar: Option<PathBuf>,
+    cache_bytes: usize,
+    refresh: bool,
+    force: bool,
+    build: BuildOptions,
+}
+
+impl Default for OpenOptions {
+    fn default() -> Self {
+        OpenOptions {
+            sidecar: None,
+            cache_bytes: DEFAULT_CACHE_BYTES,
+            refresh: true,
+            force: false,
+            build: BuildOptions::default(),
+        }
+    }
+}
+
+impl OpenOptions {
+    /// Defaults: sidecar next to the source (or in the user cache
+    /// directory), 16 MiB cache, build/extend/rebuild as needed.
+    pub fn new() -> OpenOptions {
+        OpenOptions::default()
+    }
+
+    /// Uses this sidecar path instead of looking for one.
+    pub fn sidecar(&mut self, path: impl Into<PathBuf>) -> &mut OpenOptions {
+        self.sidecar = Some(path.into());
+        self
+    }
+
+    /// Page-cache budget in bytes (at least one page is always cached).
+    pub fn cache_bytes(&mut self, bytes: usize) -> &mut OpenOptions {
+        self.cache_bytes = bytes;
+        self
+    }
+
+    /// Whether a missing sidecar is built, a grown source's sidecar
+    /// extended and a changed source's sidecar rebuilt (default true). When
+    /// false, those cases are errors ([`Error::Missing`], [`Error::Stale`]).
+    pub fn refresh(&mut self, yes: bool) -> &mut OpenOptions {
+        self.refresh = yes;
+        self
+    }
+
+    /// Rebuilds from scratch even if the sidecar is fresh, and overwrites a
+    /// damaged or foreign sidecar.
+    pub fn force(&mut self, yes: bool) -> &mut OpenOptions {
+        self.force = yes;
+        self
+    }
+
+    /// Checkpoint spacing for builds (an extension keeps the old spacing;
+    /// a fresh sidecar with another spacing than requested is rebuilt only
+    /// with [`OpenOptions::force`]).
+    pub fn spacing(&mut self, bytes: u64) -> &mut OpenOptions {
+        self.build.spacing = bytes;
+        self
+    }
+
+    /// Page size for builds.
+    pub fn page_size(&mut self, bytes: u32) -> &mut OpenOptions {
+        self.build.page_size = bytes;
+        self
+    }
+
+    /// Opens the existing sidecar of `source` whatever its freshness (for
+    /// `info` and `verify`): the verdict is in [`Index::verdict`]. Never
+    /// builds or writes anything.
+    pub fn inspect(&self, source: impl AsRef<Path>) -> Result<Index> {
+        let source = source.as_ref();
+        let src = FileSource::open(source)?;
+        let meta = src
+            .file()
+            .metadata()
+            .map_err(|e| Error::io("stat", source, e))?;
+        let path = match &self.sidecar {
+            Some(p) => p.clone(),
+            None => {
+                let default = locate::default_sidecar(source);
+                match locate::cache_sidecar(source) {
+                    Some(c) if !default.exists() && c.exists() => c,
+                    _ => default,
+                }
+            }
+        };
+        if !path.exists() {
+            return Err(Error::Missing {
+                source_path: source.to_path_buf(),
+                sidecar: path,
+            });
+        }
+        let side = FileSource::open(&path)?;
+        Index::from_parts(
+            Box::new(src),
+            Box::new(side),
+            fingerprint::mtime(&meta),
+            self.cache_bytes,
+        )
+    }
+
+    /// Opens `source`'s index.
+    pub fn open(&self, source: impl AsRef<Path>) -> Result<Opened> {
+        self.open_with_progress(source, &mut |_, _| {})
+    }
+
+    /// Opens `source`'s index; `progress(done, total)` is called during a
+    /// build or an extension with bytes scanned so far.
+    pub fn open_with_progress(
+        &self,
+        source: impl AsRef<Path>,
+        progress: &mut dyn FnMut(u64, u64),
+    ) -> Result<Opened> {
+        self.build.validate()?;
+        let source = source.as_ref();
+        let src = FileSource::open(source)?;
+        let meta = src
+            .file()
+            .metadata()
+            .map_err(|e| Error::io("stat", source, e))?;
+        let info = SourceInfo {
+            mtime: fingerprint::mtime(&meta),
+            name: basename(source),
+        };
+
+        let candidates: Vec<(PathBuf, bool)> = match &self.sidecar {
+            Some(p) => vec![(p.clone(), false)],
+            None => {
+                let mut v = vec![(locate::default_sidecar(source), false)];
+                if let Some(c) = locate::cache_sidecar(source) {
+                    v.push((c, true));
+                }
+                v
+            }
+        };
+
+        // Where a (re)build goes: the first existing sidecar that is ours
+        // to replace, else the default place.
+        let mut target: Option<PathBuf> = None;
+        for (path, in_cache_dir) in &candidates {
+            if !path.exists() {
+                continue;
+            }
+            let opened = FileSource::open(path).and_then(|sidecar| {
+                Index::from_parts(
+                    Box::new(src_clone(&src)?),
+                    Box::new(sidecar),
+                    info.mtime,
+                    self.cache_bytes,
+                )
+            });
+            let index = match opened {
+                Ok(index) => index,
+                Err(e) if self.force || *in_cache_dir => {
+                    let _ = e;
+                    target.get_or_insert(path.clone());
+                    continue;
+                }
+                Err(e) => return Err(e),
+            };
+            if self.force {
+                target.get_or_insert(path.clone());
+                continue;
+            }
+            match index.verdict() {
+                Verdict::Unchanged => {
+                    return Ok(Opened {
+                        index,
+                        action: Action::Opened,
+                    });
+                }
+                Verdict::Appended if self.refresh => {
+                    let sb = index.superblock().clone();
+                    let dest = self.writable(path, source, *in_cache_dir, |dest| {
+                        write_sidecar(dest, sb.page_size, |sink| {
+                            ingest::extend(&sb, index.cache(), &src, &info, sink, &mut |d| {
+                                progress(d, src.len())
+                            })
+                        })
+                    })?;
+                    return self.reopen(src, &dest, info.mtime, Action::Extended);
+                }
+                verdict => {
+                    let built_for = &index.superblock().source_name;
+                    if verdict == Verdict::Rewritten
+                        && !built_for.is_empty()
+                        && *built_for != info.name
+                    {
+                        return Err(Error::Foreign {
+                            sidecar: path.clone(),
+                            built_for: String::from_utf8_lossy(built_for).into_owned(),
+                        });
+                    }
+                    if !self.refresh {
+                        return Err(Error::Stale {
+                            source_path: source.to_path_buf(),
+                            sidecar: path.clone(),
+                            verdict,
+                        });
+                    }
+                    let dest = self.rebuild(&src, &info, path, source, *in_cache_dir, progress)?;
+                    return self.reopen(src, &dest, info.mtime, Action::Rebuilt(verdict));
+                }
+            }
+        }
+        let (path, in_cache_dir) = match target {
+            Some(p) => {
+                let c = candidates.iter().any(|(q, c)| *c && *q == p);
+                (p, c)
+            }
+            None => candidates[0].clone(),
+        };
+        if !self.refresh && !self.force {
+            return Err(Error::Missing {
+                source_path: source.to_path_buf(),
+                sidecar: path,
+            });
+        }
+        let existed = path.exists();
+        let dest = self.rebuild(&src, &info, &path, source, in_cache_dir, progress)?;
+        let action = match (existed, self.force) {
+            (false, _) => Action::Built,
+            (true, true) => Action::Forced,
+            (true, false) => Action::Rebuilt(Verdict::Rewritten),
+        };
+        self.reopen(src, &dest, info.mtime, action)
+    }
+
+    fn rebuild(
+        &self,
+        src: &FileSource,
+        info: &SourceInfo,
+        path: &Path,
+        source: &Path,
+        in_cache_dir: bool,
+        progress: &mut dyn FnMut(u64, u64),
+    ) -> Result<PathBuf> {
+        self.writable(path, source, in_cache_dir, |dest| {
+            write_sidecar(dest, self.build.page_size, |sink| {
+                ingest::build(src, info, &self.build, sink, &mut |d| {
+                    progress(d, src.len())
+                })
+            })
+        })
+    }
+
+    /// Runs `write(dest)`; when `dest` is next to the source and not
+    /// writable, retries in the user cache directory.
+    fn writable(
+        &self,
+        dest: &Path,
+        source: &Path,
+        in_cache_dir: bool,
+        mut write: impl FnMut(&Path) -> Result<()>,
+    ) -> Result<PathBuf> {
+        if in_cache_dir {
+            ensure_dir(dest)?;
+        }
+        match write(dest) {
+            Ok(()) => Ok(dest.to_path_buf()),
+            Err(e) if self.sidecar.is_none() && !in_cache_dir && is_permission_error(&e) => {
+                let Some(alt) = locate::cache_sidecar(source) else {
+                    return Err(e);
+                };
+                ensure_dir(&alt)?;
+                write(&alt)?;
+                Ok(alt)
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    fn reopen(
+        &self,
+        src: FileSource,
+        sidecar: &Path,
+        mtime: (i64, u32),
+        action: Action,
+    ) -> Result<Opened> {
+        let side = FileSource::open(sidecar)?;
+        let index = Index::from_parts(Box::new(src), Box::new(side), mtime, self.cache_bytes)?;
+        Ok(Opened { index, action })
+    }
+}
+
+/// A second handle on the same open source file, with the same fixed length.
+fn src_clone(src: &FileSource) -> Result<FileSource> {
+    let f = src
+        .file()
+        .try_clone()
+        .map_err(|e| Error::io("dup", src.path(), e))?;
+    Ok(FileSource::from_file(f, src.path(), src.len()))
+}
+
+fn ensure_dir(sidecar: &Path) -> Result<()> {
+    let dir = crate::ingest::writer::parent_dir(sidecar);
+    std::fs::create_dir_all(&dir).map_err(|e| Error::io("create directory", &dir, e))
+}
+
+fn basename(p: &Path) -> Vec<u8> {
+    use std::os::unix::ffi::OsStrExt;
+    p.file_name()
+        .map(|n| n.as_bytes().to_vec())
+        .unwrap_or_default()
+}
+
+/// Builds a sidecar at `dest` crash-safely: `fill` writes the pages and
+/// returns the superblock, which is written last before fsync and rename.
+pub fn write_sidecar(
+    dest: &Path,
+    page_size: u32,
+    fill: impl FnOnce(&mut AtomicFile) -> Result<crate::format::Superblock>,
+) -> Result<()> {
+    let mut file = AtomicFile::create(dest, page_size)?;
+    let sb = fill(&mut file)?;
+    file.commit(&sb.encode())
+}
+
+/// Reads just the superblock of a sidecar file (for `info` on damaged files).
+pub fn superblock_of(path: &Path) -> Result<crate::format::Superblock> {
+    let f = FileSource::open(path)?;
+    read_superblock(&f as &dyn ReadAt)
+}

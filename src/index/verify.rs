@@ -1,0 +1,189 @@
+//! Full verification of a sidecar: every page, the tree's shape, and
+//! optionally every checkpoint against a re-scan of the source.
+
+use super::Index;
+use crate::error::{Error, Result};
+use crate::format::PageKind;
+use crate::format::node::NodeView;
+use crate::ingest::fingerprint::Verdict;
+use crate::ingest::scan::Scanner;
+use crate::tree::Checkpoint;
+
+/// What `verify` checked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VerifyReport {
+    /// Pages whose CRC was checked (superblock included).
+    pub pages: u64,
+    /// Checkpoints walked in the leaves.
+    pub checkpoints: u64,
+    /// The source's verdict at open.
+    pub verdict: Verdict,
+    /// True when the source was re-scanned and every checkpoint compared.
+    pub full: bool,
+}
+
+pub(super) fn verify(index: &Index, full: bool) -> Result<VerifyReport> {
+    let sb = index.superblock();
+    let cache = index.cache();
+    let path = cache.file().path().to_path_buf();
+    let corrupt = |page: u32, what: String| Error::corrupt(&path, page as u64, what);
+
+    // 1. Every page's CRC and header; collect the leaf sequence.
+    let mut checkpoints: Vec<Checkpoint> = Vec::new();
+    let mut leaves = 0u32;
+    let mut levels = vec![0u8; sb.page_count as usize];
+    for id in 1..sb.page_count {
+        let page = cache.read_uncached(id)?;
+        let view = NodeView::parse(page.words(), id).map_err(|w| corrupt(id, w))?;
+        levels[id as usize] = view.level;
+        if view.kind == PageKind::Leaf {
+            if id < sb.first_leaf || id > sb.last_leaf {
+                return Err(corrupt(id, "leaf outside the recorded leaf range".into()));
+            }
+            leaves += 1;
+            for (line, offset, _) in view.sorted_entries() {
+                let cp = Checkpoint { line, offset };
+                if let Some(prev) = checkpoints.last() {
+                    if cp.line <= prev.line || cp.offset <= prev.offset {
+                        return Err(corrupt(
+                            id,
+                            format!("checkpoint {cp:?} does not follow {prev:?}"),
+                        ));
+                    }
+                }
+                checkpoints.push(cp);
+            }
+        }
+    }
+    if leaves != sb.leaf_count || checkpoints.len() as u64 != sb.checkpoint_count {
+        return Err(corrupt(
+            0,
+            "leaf or checkpoint count disagrees with the pages".into(),
+        ));
+    }
+    match checkpoints.first() {
+        Some(Checkpoint { line: 0, offset: 0 }) => {}
+        _ => {
+            return Err(corrupt(
+                sb.first_leaf,
+                "first checkpoint is not line 0 at offset 0".into(),
+            ));
+        }
+    }
+    if let Some(last) = checkpoints.last() {
+        if sb.line_count > 0 && (last.line >= sb.line_count || last.offset >= sb.fingerprint.size) {
+            return Err(corrupt(
+                sb.last_leaf,
+                "last checkpoint lies past the end".into(),
+            ));
+        }
+    }
+
+    // 2. The tree: each page reached once, levels decreasing by one,
+    //    separators equal to the child's first key, leaves in order.
+    let mut seen = vec![false; sb.page_count as usize];
+    let mut leaf_order = Vec::new();
+    let mut stack = vec![(sb.root_page, sb.height - 1, None::<(u64, u64)>)];
+    while let Some((id, level, sep)) = stack.pop() {
+        if id == 0 || id >= sb.page_count {
+            return Err(corrupt(id, "child page out of range".into()));
+        }
+        if std::mem::replace(&mut seen[id as usize], true) {
+            return Err(corrupt(id, "page reached twice in the tree".into()));
+        }
+        if levels[id as usize] as u32 != level {
+            return Err(corrupt(
+                id,
+                format!("level {} where {level} was expected", levels[id as usize]),
+            ));
+        }
+        let page = cache.read_uncached(id)?;
+        let view = NodeView::parse(page.words(), id).map_err(|w| corrupt(id, w))?;
+        let entries = view.sorted_entries();
+        if let Some(sep) = sep {
+            if (entries[0].0, entries[0].1) != sep {
+                return Err(corrupt(
+                    id,
+                    "first key differs from the parent's separator".into(),
+                ));
+            }
+        }
+        if view.kind == PageKind::Leaf {
+            leaf_order.push(id);
+        } else {
+            for w in entries.windows(2) {
+                if w[1].0 <= w[0].0 || w[1].1 <= w[0].1 {
+                    return Err(corrupt(id, "separators out of order".into()));
+                }
+            }
+            for e in entries.iter().rev() {
+                stack.push((e.2, level - 1, Some((e.0, e.1))));
+            }
+        }
+    }
+    if leaf_order.len() as u32 != sb.leaf_count || leaf_order.windows(2).any(|w| w[0] >= w[1]) {
+        return Err(corrupt(
+            sb.root_page,
+            "the tree does not reach every leaf in order".into(),
+        ));
+    }
+
+    // 3. Optionally: re-scan the source and compare.
+    if full {
+        let src = index.source();
+        let size = sb.fingerprint.size;
+        let mut want = vec![Checkpoint { line: 0, offset: 0 }];
+        let mut sc = Scanner::resume(want[0], sb.spacing, size);
+        let mut buf = index.take_buffer();
+        let mut at = 0u64;
+        let mut last = None;
+        while at < size {
+            let n = buf.len().min((size - at) as usize);
+            let got = src.read_full_at(&mut buf[..n], at)?;
+            if got == 0 {
+                break;
+            }
+            sc.feed(&buf[..got], at, &mut |cp| {
+                want.push(cp);
+                Ok::<(), ()>(())
+            })
+            .expect("infallible sink");
+            last = Some(buf[got - 1]);
+            at += got as u64;
+        }
+        index.give_buffer(buf);
+        sc.finish(&mut |cp| {
+            want.push(cp);
+            Ok::<(), ()>(())
+        })
+        .expect("infallible sink");
+        let lines = sc.newlines() + u64::from(size > 0 && last != Some(b'\n'));
+        if lines != sb.line_count {
+            return Err(Error::SourceChanged {
+                path: src.path().to_path_buf(),
+                what: format!(
+                    "re-scan counts {lines} lines, the sidecar says {}",
+                    sb.line_count
+                ),
+            });
+        }
+        if let Some(i) =
+            (0..want.len().max(checkpoints.len())).find(|&i| want.get(i) != checkpoints.get(i))
+        {
+            return Err(Error::SourceChanged {
+                path: src.path().to_path_buf(),
+                what: format!(
+                    "checkpoint {i} is {:?} in the sidecar but {:?} in the source",
+                    checkpoints.get(i),
+                    want.get(i)
+                ),
+            });
+        }
+    }
+    Ok(VerifyReport {
+        pages: sb.page_count as u64,
+        checkpoints: checkpoints.len() as u64,
+        verdict: index.verdict(),
+        full,
+    })
+}

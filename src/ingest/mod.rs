@@ -1,0 +1,251 @@
+//! Ingest: one sequential pass over the source that writes a sidecar.
+//!
+//! [`scan`] turns source bytes into checkpoints, [`build`] bulk-loads them
+//! into B+tree pages, [`writer`] puts the pages on disk crash-safely, and
+//! [`fingerprint`] binds the sidecar to its source. Reads are `pread`s of a
+//! fixed reused buffer ([`BUFFER_SIZE`], chosen by measurement; see
+//! `benches/README.md`); memory is that buffer plus one node per tree level,
+//! whatever the source size. Extension of a grown source copies the old
+//! checkpoints and resumes the scan at the last one.
+
+pub mod build;
+pub mod fingerprint;
+pub mod scan;
+pub mod writer;
+
+use crate::cache::PageCache;
+use crate::error::{Error, Result};
+use crate::format::node::NodeView;
+use crate::format::{self, Fingerprint, PageKind, Superblock};
+use crate::io::ReadAt;
+use crate::tree::Checkpoint;
+use build::{PageSink, TreeBuilder};
+use scan::Scanner;
+
+/// Bytes read per `pread` during ingest and range scans.
+pub const BUFFER_SIZE: usize = 128 * 1024;
+
+/// Default checkpoint spacing in bytes.
+pub const DEFAULT_SPACING: u64 = 65536;
+
+/// Parameters of a build.
+#[derive(Debug, Clone)]
+pub struct BuildOptions {
+    /// Checkpoint spacing in bytes (>= 1).
+    pub spacing: u64,
+    /// Page size (power of two, 512..=65536).
+    pub page_size: u32,
+    /// Read buffer size.
+    pub buffer_size: usize,
+}
+
+impl Default for BuildOptions {
+    fn default() -> Self {
+        BuildOptions {
+            spacing: DEFAULT_SPACING,
+            page_size: format::DEFAULT_PAGE_SIZE,
+            buffer_size: BUFFER_SIZE,
+        }
+    }
+}
+
+impl BuildOptions {
+    /// Rejects impossible parameters.
+    pub fn validate(&self) -> Result<()> {
+        if self.spacing == 0 {
+            return Err(Error::InvalidArgument(
+                "spacing must be at least 1 byte".into(),
+            ));
+        }
+        if !format::valid_page_size(self.page_size) {
+            return Err(Error::InvalidArgument(format!(
+                "page size {} is not a power of two in 512..=65536",
+                self.page_size
+            )));
+        }
+        if self.buffer_size == 0 {
+            return Err(Error::InvalidArgument(
+                "buffer size must be positive".into(),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// What the ingest knows about the source besides its bytes.
+#[derive(Debug, Clone)]
+pub struct SourceInfo {
+    /// Modification time (seconds, nanoseconds).
+    pub mtime: (i64, u32),
+    /// Basename recorded in the superblock.
+    pub name: Vec<u8>,
+}
+
+/// Scans `src[from..src.len()]` with `scanner`, pushing checkpoints into
+/// `tree`; returns the last byte seen (if any).
+fn scan_range(
+    src: &dyn ReadAt,
+    from: u64,
+    scanner: &mut Scanner,
+    tree: &mut TreeBuilder,
+    sink: &mut impl PageSink,
+    buffer_size: usize,
+    progress: &mut dyn FnMut(u64),
+) -> Result<Option<u8>> {
+    let end = src.len();
+    let mut buf = vec![0u8; buffer_size.min((end - from).max(1) as usize)];
+    let mut at = from;
+    let mut last = None;
+    while at < end {
+        let want = buf.len().min((end - at) as usize);
+        let n = src.read_full_at(&mut buf[..want], at)?;
+        if n == 0 {
+            return Err(Error::io(
+                "read",
+                src.path(),
+                std::io::Error::new(
+                    std::io::ErrorKind::UnexpectedEof,
+                    "file shrank while being indexed",
+                ),
+            ));
+        }
+        scanner.feed(&buf[..n], at, &mut |cp| tree.push(cp, sink))?;
+        last = Some(buf[n - 1]);
+        at += n as u64;
+        progress(at);
+    }
+    scanner.finish(&mut |cp| tree.push(cp, sink))?;
+    Ok(last)
+}
+
+fn finish(
+    tree: TreeBuilder,
+    sink: &mut impl PageSink,
+    opts: &BuildOptions,
+    line_count: u64,
+    fingerprint: Fingerprint,
+    name: &[u8],
+) -> Result<Superblock> {
+    let shape = tree.finish(sink)?;
+    Ok(Superblock {
+        version_major: format::VERSION_MAJOR,
+        version_minor: format::VERSION_MINOR,
+        page_size: opts.page_size,
+        incompat_features: 0,
+        compat_features: 0,
+        key_kind: format::KEY_KIND_LINE_OFFSET,
+        source_kind: format::SOURCE_KIND_PLAIN,
+        line_count,
+        spacing: opts.spacing,
+        checkpoint_count: shape.checkpoints,
+        root_page: shape.root,
+        height: shape.height,
+        leaf_count: shape.leaf_count,
+        page_count: shape.page_count,
+        first_leaf: shape.first_leaf,
+        last_leaf: shape.last_leaf,
+        fingerprint,
+        source_name: name[..name.len().min(format::SOURCE_NAME_MAX)].to_vec(),
+    })
+}
+
+fn line_count(newlines: u64, size: u64, last_byte: Option<u8>) -> u64 {
+    newlines + u64::from(size > 0 && last_byte != Some(b'\n'))
+}
+
+/// Builds a sidecar for all of `src` (its length is fixed by the `ReadAt`).
+/// Pages go to `sink`; the returned superblock is for page 0.
+pub fn build(
+    src: &dyn ReadAt,
+    info: &SourceInfo,
+    opts: &BuildOptions,
+    sink: &mut impl PageSink,
+    progress: &mut dyn FnMut(u64),
+) -> Result<Superblock> {
+    opts.validate()?;
+    let size = src.len();
+    let first = Checkpoint { line: 0, offset: 0 };
+    let mut tree = TreeBuilder::new(opts.page_size);
+    tree.push(first, sink)?;
+    let mut scanner = Scanner::resume(first, opts.spacing, size);
+    let last = scan_range(
+        src,
+        0,
+        &mut scanner,
+        &mut tree,
+        sink,
+        opts.buffer_size,
+        progress,
+    )?;
+    let fp = fingerprint::compute(src, size, info.mtime)?;
+    finish(
+        tree,
+        sink,
+        opts,
+        line_count(scanner.newlines(), size, last),
+        fp,
+        &info.name,
+    )
+}
+
+/// Builds a sidecar for `src`, which has grown since `old` (a verified
+/// sidecar of its prefix, read through `cache`) was built: copies the old
+/// checkpoints and scans only from the last of them. The result equals a
+/// fresh [`build`] with the old spacing and page size.
+pub fn extend(
+    old: &Superblock,
+    cache: &PageCache,
+    src: &dyn ReadAt,
+    info: &SourceInfo,
+    sink: &mut impl PageSink,
+    progress: &mut dyn FnMut(u64),
+) -> Result<Superblock> {
+    let opts = BuildOptions {
+        spacing: old.spacing,
+        page_size: old.page_size,
+        buffer_size: BUFFER_SIZE,
+    };
+    opts.validate()?;
+    let size = src.len();
+    let mut tree = TreeBuilder::new(opts.page_size);
+    let corrupt = |page: u32, what: String| Error::corrupt(cache.file().path(), page as u64, what);
+    for id in old.first_leaf..=old.last_leaf {
+        let page = cache.read_uncached(id)?;
+        let view = NodeView::parse(page.words(), id).map_err(|w| corrupt(id, w))?;
+        if view.kind != PageKind::Leaf {
+            continue;
+        }
+        for (line, offset, _) in view.sorted_entries() {
+            tree.push(Checkpoint { line, offset }, sink)
+                .map_err(|_| corrupt(id, "leaf keys out of order".into()))?;
+        }
+    }
+    let last_cp = tree
+        .last()
+        .ok_or_else(|| corrupt(old.first_leaf, "no checkpoints".into()))?;
+    if last_cp.offset >= old.fingerprint.size.max(1) {
+        return Err(corrupt(
+            old.last_leaf,
+            "last checkpoint beyond the indexed size".into(),
+        ));
+    }
+    let mut scanner = Scanner::resume(last_cp, opts.spacing, size);
+    let last = scan_range(
+        src,
+        last_cp.offset,
+        &mut scanner,
+        &mut tree,
+        sink,
+        opts.buffer_size,
+        progress,
+    )?;
+    let fp = fingerprint::compute(src, size, info.mtime)?;
+    finish(
+        tree,
+        sink,
+        &opts,
+        line_count(scanner.newlines(), size, last),
+        fp,
+        &info.name,
+    )
+}

@@ -1,0 +1,219 @@
+//! The newline scanner: turns buffers of source bytes into checkpoints.
+//!
+//! Rule (spec §5): the first line start at or after `last + spacing` becomes
+//! a checkpoint, where `last` is the previous checkpoint's offset; a line
+//! longer than `spacing` (the final one too) also gets a checkpoint at its
+//! own start, so both of its ends are known without scanning it. Line 0 at offset 0 is always a
+//! checkpoint. The scanner's state right after it emits a checkpoint depends
+//! on that checkpoint only, which is what makes incremental extension from
+//! the last checkpoint give the same tree as a fresh build.
+
+use crate::tree::Checkpoint;
+
+/// Streaming scanner state.
+#[derive(Debug, Clone)]
+pub struct Scanner {
+    spacing: u64,
+    /// End of the indexed range: no checkpoint is emitted at this offset.
+    end: u64,
+    /// Newlines seen so far = 0-based number of the current line.
+    line: u64,
+    /// Offset of the current line's first byte.
+    line_start: u64,
+    /// Offset of the last checkpoint emitted.
+    last_cp: u64,
+    /// Checkpoint target: first line start at or after this offset.
+    target: u64,
+}
+
+impl Scanner {
+    /// A scanner resuming right after checkpoint `cp` (use line 0 offset 0
+    /// for a fresh scan; the caller emits `cp` itself). `end` is the source
+    /// length that will be scanned.
+    pub fn resume(cp: Checkpoint, spacing: u64, end: u64) -> Scanner {
+        Scanner {
+            spacing,
+            end,
+            line: cp.line,
+            line_start: cp.offset,
+            last_cp: cp.offset,
+            target: cp.offset.saturating_add(spacing),
+        }
+    }
+
+    /// Newlines counted so far (from the start of the source).
+    pub fn newlines(&self) -> u64 {
+        self.line
+    }
+
+    /// Scans `buf`, which holds source bytes starting at offset `base`;
+    /// buffers must be fed in order without gaps.
+    #[inline]
+    pub fn feed<E>(
+        &mut self,
+        buf: &[u8],
+        base: u64,
+        emit: &mut impl FnMut(Checkpoint) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let mut pos = 0usize;
+        let len = buf.len();
+        loop {
+            // A line start >= target means a newline at >= target - 1.
+            let search_from = self.target - 1;
+            let s = if search_from <= base + pos as u64 {
+                pos
+            } else if search_from >= base + len as u64 {
+                self.count(&buf[pos..], base + pos as u64);
+                return Ok(());
+            } else {
+                (search_from - base) as usize
+            };
+            self.count(&buf[pos..s], base + pos as u64);
+            let Some(k) = memchr::memchr(b'\n', &buf[s..]) else {
+                return Ok(());
+            };
+            let e = base + (s + k) as u64;
+            let next = e + 1;
+            if next - self.line_start > self.spacing && self.line_start > self.last_cp {
+                emit(Checkpoint {
+                    line: self.line,
+                    offset: self.line_start,
+                })?;
+                self.last_cp = self.line_start;
+            }
+            self.line += 1;
+            self.line_start = next;
+            if next < self.end {
+                emit(Checkpoint {
+                    line: self.line,
+                    offset: next,
+                })?;
+                self.last_cp = next;
+                self.target = next.saturating_add(self.spacing);
+            } else {
+                self.target = u64::MAX;
+            }
+            pos = s + k + 1;
+        }
+    }
+
+    /// Ends the scan at `self.end`: a final line without `\n` that is
+    /// longer than the spacing gets its checkpoint here.
+    pub fn finish<E>(
+        &mut self,
+        emit: &mut impl FnMut(Checkpoint) -> Result<(), E>,
+    ) -> Result<(), E> {
+        if self.end > self.line_start
+            && self.end - self.line_start > self.spacing
+            && self.line_start > self.last_cp
+        {
+            emit(Checkpoint {
+                line: self.line,
+                offset: self.line_start,
+            })?;
+            self.last_cp = self.line_start;
+        }
+        Ok(())
+    }
+
+    /// Counts the newlines of `seg` (at offset `at`) and tracks the start of
+    /// the line that contains its end.
+    #[inline]
+    fn count(&mut self, seg: &[u8], at: u64) {
+        if seg.is_empty() {
+            return;
+        }
+        let n = memchr::memchr_iter(b'\n', seg).count() as u64;
+        if n > 0 {
+            self.line += n;
+            let last = memchr::memrchr(b'\n', seg).expect("counted at least one");
+            self.line_start = at + last as u64 + 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The spec's rule, written the slow obvious way.
+    pub(crate) fn naive_checkpoints(data: &[u8], spacing: u64) -> Vec<Checkpoint> {
+        let mut spans = Vec::new();
+        let mut s = 0usize;
+        for (i, &b) in data.iter().enumerate() {
+            if b == b'\n' {
+                spans.push((s as u64, i as u64 + 1));
+                s = i + 1;
+            }
+        }
+        if s < data.len() {
+            spans.push((s as u64, data.len() as u64));
+        }
+        let mut out = vec![Checkpoint { line: 0, offset: 0 }];
+        for (l, &(start, end)) in spans.iter().enumerate() {
+            let last = out.last().unwrap().offset;
+            if l > 0 && start >= last + spacing {
+                out.push(Checkpoint {
+                    line: l as u64,
+                    offset: start,
+                });
+            }
+            let last = out.last().unwrap().offset;
+            if end - start > spacing && start > last {
+                out.push(Checkpoint {
+                    line: l as u64,
+                    offset: start,
+                });
+            }
+        }
+        out
+    }
+
+    fn scan(data: &[u8], spacing: u64, chunk: usize) -> Vec<Checkpoint> {
+        let mut out = vec![Checkpoint { line: 0, offset: 0 }];
+        let mut sc = Scanner::resume(out[0], spacing, data.len() as u64);
+        for (i, c) in data.chunks(chunk.max(1)).enumerate() {
+            sc.feed(c, (i * chunk) as u64, &mut |cp| {
+                out.push(cp);
+                Ok::<(), ()>(())
+            })
+            .unwrap();
+        }
+        sc.finish(&mut |cp| {
+            out.push(cp);
+            Ok::<(), ()>(())
+        })
+        .unwrap();
+        out
+    }
+
+    #[test]
+    fn matches_naive_rule() {
+        let mut seed = 7u64;
+        for round in 0..300 {
+            let mut data = Vec::new();
+            let lines = round % 40;
+            for _ in 0..lines {
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let len = (seed >> 33) % if round % 3 == 0 { 200 } else { 12 };
+                data.extend(std::iter::repeat_n(b'a', len as usize));
+                data.push(b'\n');
+            }
+            if round % 2 == 1 {
+                data.extend_from_slice(b"tail");
+            }
+            for spacing in [1, 2, 3, 7, 16, 64, 1000] {
+                let want = naive_checkpoints(&data, spacing);
+                for chunk in [1, 3, 8, 64, 4096] {
+                    assert_eq!(
+                        scan(&data, spacing, chunk),
+                        want,
+                        "round {round} spacing {spacing} chunk {chunk}"
+                    );
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,133 @@
+//! Crash-safe sidecar writing: temp file in the target directory, pages
+//! appended through a buffer, superblock last, fsync, rename, fsync dir.
+//!
+//! A crash at any moment leaves either the previous sidecar or the new
+//! complete one under the final name; at worst a `.NAME.tmp-PID-N` file is
+//! left behind, which readers never open (a later write removes stale ones
+//! whose process is gone).
+
+use super::build::PageSink;
+use crate::error::{Error, Result};
+use std::fs::{File, OpenOptions};
+use std::io::{BufWriter, Write};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU32, Ordering};
+
+/// A sidecar being written under a temporary name.
+#[derive(Debug)]
+pub struct AtomicFile {
+    out: BufWriter<File>,
+    tmp: PathBuf,
+    dest: PathBuf,
+    page_size: usize,
+    next_id: u32,
+    done: bool,
+}
+
+static COUNTER: AtomicU32 = AtomicU32::new(0);
+
+fn temp_prefix(dest: &Path) -> String {
+    let name = dest
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    format!(".{name}.tmp-")
+}
+
+impl AtomicFile {
+    /// Creates the temp file next to `dest` and reserves page 0.
+    pub fn create(dest: &Path, page_size: u32) -> Result<AtomicFile> {
+        let dir = parent_dir(dest);
+        remove_stale_temps(dest);
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let tmp = dir.join(format!("{}{}-{n}", temp_prefix(dest), std::process::id()));
+        let file = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+            .map_err(|e| Error::io("create", &tmp, e))?;
+        let mut f = AtomicFile {
+            out: BufWriter::with_capacity(1 << 16, file),
+            tmp,
+            dest: dest.to_path_buf(),
+            page_size: page_size as usize,
+            next_id: 1,
+            done: false,
+        };
+        let zero = vec![0u8; f.page_size];
+        f.out
+            .write_all(&zero)
+            .map_err(|e| Error::io("write", &f.tmp, e))?;
+        Ok(f)
+    }
+
+    /// Writes the superblock page, fsyncs, renames into place, fsyncs the
+    /// directory.
+    pub fn commit(mut self, superblock: &[u8]) -> Result<()> {
+        self.out
+            .flush()
+            .map_err(|e| Error::io("write", &self.tmp, e))?;
+        let file = self.out.get_ref();
+        file.write_all_at(superblock, 0)
+            .map_err(|e| Error::io("write", &self.tmp, e))?;
+        file.sync_all()
+            .map_err(|e| Error::io("fsync", &self.tmp, e))?;
+        std::fs::rename(&self.tmp, &self.dest).map_err(|e| Error::io("rename", &self.dest, e))?;
+        self.done = true;
+        let dir = parent_dir(&self.dest);
+        if let Ok(d) = File::open(&dir) {
+            // Some filesystems refuse fsync on directories; the rename
+            // itself has happened, so this is best effort.
+            let _ = d.sync_all();
+        }
+        Ok(())
+    }
+}
+
+impl PageSink for AtomicFile {
+    fn write_page(&mut self, id: u32, bytes: &[u8]) -> Result<()> {
+        assert_eq!(id, self.next_id, "pages must be written in order");
+        self.next_id += 1;
+        self.out
+            .write_all(bytes)
+            .map_err(|e| Error::io("write", &self.tmp, e))
+    }
+}
+
+impl Drop for AtomicFile {
+    fn drop(&mut self) {
+        if !self.done {
+            let _ = std::fs::remove_file(&self.tmp);
+        }
+    }
+}
+
+/// The directory holding `path` ("." for a bare file name).
+pub fn parent_dir(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// Removes `.NAME.tmp-PID-N` files left by killed writers of `dest`
+/// (only those whose PID no longer runs).
+fn remove_stale_temps(dest: &Path) {
+    let prefix = temp_prefix(dest);
+    let Ok(dir) = std::fs::read_dir(parent_dir(dest)) else {
+        return;
+    };
+    for entry in dir.flatten() {
+        let name = entry.file_name();
+        let Some(rest) = name.to_str().and_then(|n| n.strip_prefix(&prefix)) else {
+            continue;
+        };
+        let Some(pid) = rest.split('-').next().and_then(|p| p.parse::<u32>().ok()) else {
+            continue;
+        };
+        if pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}

@@ -1,0 +1,98 @@
+//! lidx: a read-only embedded line-index database.
+//!
+//! One ingest pass over a text file writes a small **sidecar** (`FILE.lidx`)
+//! holding sparse checkpoints — (line number, byte offset) of a line start
+//! about every 64 KiB — in a paged B+tree. With it, any line of a multi-GB
+//! file is reached in microseconds and a byte offset maps back to its line,
+//! with exact answers.
+//!
+//! # Architecture
+//!
+//! ```text
+//! source ──ingest (pread, memchr)──▶ checkpoints ──bulk load──▶ sidecar pages
+//!                                                    (B+tree, CRC per page)
+//! query: open (superblock only) ─▶ tree descent through the S3-FIFO page
+//! cache (pread, 4 KiB pages) ─▶ nearest checkpoint ─▶ pread the source from
+//! there ─▶ count newlines to the exact line
+//! ```
+//!
+//! Layers, each a module, dependencies pointing one way:
+//! - [`format`]: pure encode/decode of the on-disk bytes (superblock, node
+//!   pages, Eytzinger order). Specified in `format-spec/sidecar-v1.md`.
+//! - [`io`]: positional reads (`pread`), the only place that reads files.
+//! - [`cache`]: the S3-FIFO page cache with a hard byte budget.
+//! - [`tree`]: B+tree descent, generic over the key column.
+//! - [`ingest`]: the newline scan, the bulk loader, crash-safe writing.
+//! - [`Index`]: opening, freshness checks, line/offset queries.
+//!
+//! # Conventions
+//!
+//! In this API line numbers are **0-based** and ranges are **half-open**
+//! (`10..20` is the 11th to the 20th line); byte offsets are 0-based. The
+//! command-line tool is 1-based, like `sed` and `grep -n`. A line is the
+//! bytes up to and including `\n`; a final line without `\n` is still a
+//! line; `\r` is content. The line count equals `grep -a -c ''`.
+//!
+//! # Example
+//!
+//! ```
+//! # fn main() -> lidx::Result<()> {
+//! # let dir = tempfile::tempdir().unwrap();
+//! # let path = dir.path().join("app.log");
+//! std::fs::write(&path, b"first\nsecond\nthird").unwrap();
+//! // Builds app.log.lidx on first use; later opens only read its header.
+//! let index = lidx::Index::open_or_build(&path)?;
+//! assert_eq!(index.line_count(), 3);
+//! assert_eq!(index.line_span(1)?, 6..13);
+//! assert_eq!(index.line_at(8)?, 1);
+//! let mut buf = lidx::LineBuf::new();
+//! index.read_lines(1..3, &mut buf)?;
+//! assert_eq!(buf.iter().collect::<Vec<_>>(), [&b"second"[..], b"third"]);
+//! # Ok(()) }
+//! ```
+
+#![deny(missing_docs)]
+#![deny(unsafe_code)]
+
+pub mod cache;
+mod error;
+pub mod format;
+mod index;
+pub mod ingest;
+pub mod io;
+mod sys;
+pub mod tree;
+
+pub use error::{Error, Result};
+pub use index::locate;
+pub use index::{
+    Action, DEFAULT_CACHE_BYTES, Index, Info, LineBuf, OpenOptions, Opened, VerifyReport,
+};
+pub use ingest::BuildOptions;
+pub use ingest::fingerprint::Verdict;
+pub use tree::Checkpoint;
+
+impl Index {
+    /// Opens `source`'s index, building, extending or rebuilding the sidecar
+    /// as needed (see [`OpenOptions`]).
+    pub fn open_or_build(source: impl AsRef<std::path::Path>) -> Result<Index> {
+        OpenOptions::new().open(source).map(|o| o.index)
+    }
+}
+
+/// Builds a complete sidecar for `source` in memory.
+pub fn build_to_vec(source: &dyn io::ReadAt, opts: &BuildOptions) -> Result<Vec<u8>> {
+    let info = ingest::SourceInfo {
+        mtime: (0, 0),
+        name: Vec::new(),
+    };
+    let mut pages = vec![0u8; opts.page_size as usize];
+    let sb = ingest::build(source, &info, opts, &mut pages, &mut |_| {})?;
+    pages[..format::SUPERBLOCK_LEN].copy_from_slice(&sb.encode());
+    Ok(pages)
+}
+
+/// Reads the superblock of a sidecar file without opening its source.
+pub fn read_superblock(sidecar: &std::path::Path) -> Result<format::Superblock> {
+    index::superblock_of(sidecar)
+}
