@@ -2,27 +2,49 @@
 
 use super::s3fifo::{self, Loc, Meta, S3Fifo};
 use crate::error::{Error, Result};
-use crate::format;
+use crate::format::{self, PageKind, node::NodeView};
 use crate::io::ReadAt;
 use parking_lot::{Mutex, RwLock};
 use std::sync::atomic::{AtomicU8, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
-/// One sidecar page, verified, held as 8-byte words so key arrays inside it
-/// are aligned.
-#[derive(Debug)]
+/// One sidecar node page, verified (CRC and header) when it was read.
+///
+/// A cheap handle (one reference count): the words live in the same
+/// allocation as the count, so a lookup follows one pointer from the slot to
+/// the keys. Held as 8-byte words so the key arrays inside are aligned.
+#[derive(Debug, Clone)]
 pub struct Page {
-    id: u32,
-    words: Box<[u64]>,
+    words: Arc<[u64]>,
 }
 
 impl Page {
-    /// The page number.
-    pub fn id(&self) -> u32 {
-        self.id
+    /// Wraps words whose header [`NodeView::parse`] accepted.
+    fn checked(words: Box<[u64]>) -> Page {
+        Page {
+            words: Arc::from(words),
+        }
     }
 
-    /// The page as words (for [`format::node::NodeView::parse`]).
+    /// The decoded node (no checks repeated: they ran when the page was read).
+    #[inline]
+    pub fn view(&self) -> NodeView<'_> {
+        // Header word 0 (little-endian): crc u32, kind u8, level u8, count u16.
+        let w0 = u64::from_le(self.words[0]);
+        let kind = if (w0 >> 32) as u8 == PageKind::Leaf as u8 {
+            PageKind::Leaf
+        } else {
+            PageKind::Internal
+        };
+        NodeView::from_checked(&self.words, kind, (w0 >> 40) as u8, (w0 >> 48) as usize)
+    }
+
+    /// The page number.
+    pub fn id(&self) -> u32 {
+        u64::from_le(self.words[1]) as u32
+    }
+
+    /// The page as words.
     pub fn words(&self) -> &[u64] {
         &self.words
     }
@@ -50,7 +72,7 @@ const CHUNK: usize = 1024;
 
 #[derive(Debug, Default)]
 struct Slot {
-    page: RwLock<Option<Arc<Page>>>,
+    page: RwLock<Option<Page>>,
     freq: AtomicU8,
     loc: AtomicU8,
     ghost_seq: AtomicU32,
@@ -163,12 +185,12 @@ impl PageCache {
     }
 
     /// Returns page `id`, reading and verifying it on a miss.
-    pub fn get(&self, id: u32) -> Result<Arc<Page>> {
+    pub fn get(&self, id: u32) -> Result<Page> {
         self.check_id(id)?;
         let slot = self.slots.slot(id);
         if let Some(p) = &*slot.page.read() {
             s3fifo::on_hit(&self.slots, id);
-            return Ok(Arc::clone(p));
+            return Ok(p.clone());
         }
         self.load(id)
     }
@@ -190,8 +212,8 @@ impl PageCache {
         Ok(f(&p))
     }
 
-    /// Reads page `id` from the sidecar and checks its CRC, bypassing the
-    /// cache (for verification passes that must not pollute it).
+    /// Reads page `id` from the sidecar and checks its CRC and header,
+    /// bypassing the cache (for verification passes that must not pollute it).
     pub fn read_uncached(&self, id: u32) -> Result<Page> {
         self.check_id(id)?;
         let mut words = vec![0u64; self.page_size / 8].into_boxed_slice();
@@ -208,7 +230,9 @@ impl PageCache {
                 got: computed,
             });
         }
-        Ok(Page { id, words })
+        NodeView::parse(&words, id)
+            .map_err(|what| Error::corrupt(self.file.path(), id as u64, what))?;
+        Ok(Page::checked(words))
     }
 
     fn check_id(&self, id: u32) -> Result<()> {
@@ -223,14 +247,14 @@ impl PageCache {
     }
 
     #[cold]
-    fn load(&self, id: u32) -> Result<Arc<Page>> {
-        let page = Arc::new(self.read_uncached(id)?);
+    fn load(&self, id: u32) -> Result<Page> {
+        let page = self.read_uncached(id)?;
         self.misses.fetch_add(1, Ordering::Relaxed);
         let mut policy = self.policy.lock();
         let slot = self.slots.slot(id);
         if let Some(p) = &*slot.page.read() {
             // Another thread loaded it while we were reading.
-            return Ok(Arc::clone(p));
+            return Ok(p.clone());
         }
         let mut evicted = Vec::new();
         policy.insert(&self.slots, id, &mut evicted);
@@ -239,7 +263,7 @@ impl PageCache {
             self.resident.fetch_sub(self.page_size, Ordering::Relaxed);
             self.evictions.fetch_add(1, Ordering::Relaxed);
         }
-        *slot.page.write() = Some(Arc::clone(&page));
+        *slot.page.write() = Some(page.clone());
         let now = self.resident.fetch_add(self.page_size, Ordering::Relaxed) + self.page_size;
         debug_assert!(
             now <= self.budget,

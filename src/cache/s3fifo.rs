@@ -126,10 +126,10 @@ impl S3Fifo {
     }
 
     fn evict<M: Meta + ?Sized>(&mut self, meta: &M, evicted: &mut Vec<u32>) {
-        if self.small.len() >= self.small_cap || self.main.is_empty() {
-            if self.evict_small(meta, evicted) {
-                return;
-            }
+        if (self.small.len() >= self.small_cap || self.main.is_empty())
+            && self.evict_small(meta, evicted)
+        {
+            return;
         }
         self.evict_main(meta, evicted);
     }

@@ -58,7 +58,7 @@ pub fn predecessor(keys: &[u64], target: u64) -> Option<usize> {
 /// key), or `None` if `e` holds the largest key.
 pub fn successor(n: usize, e: usize) -> Option<usize> {
     let mut k = e + 1;
-    if 2 * k + 1 <= n {
+    if 2 * k < n {
         // Leftmost node of the right subtree.
         k = 2 * k + 1;
         while 2 * k <= n {

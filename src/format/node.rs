@@ -49,6 +49,13 @@ impl<'a> NodeView<'a> {
         if (kind == PageKind::Leaf) != (h.level == 0) {
             return Err(format!("{kind:?} page at level {}", h.level));
         }
+        Ok(NodeView::from_checked(words, kind, h.level, n))
+    }
+
+    /// Builds the view of a page that [`NodeView::parse`] has already
+    /// accepted with these header values (no checks: the hot path).
+    #[inline]
+    pub fn from_checked(words: &'a [u64], kind: PageKind, level: u8, n: usize) -> NodeView<'a> {
         let w = PAGE_HEADER_LEN / 8;
         let lines = &words[w..w + n];
         let offsets = &words[w + n..w + 2 * n];
@@ -59,13 +66,13 @@ impl<'a> NodeView<'a> {
         } else {
             &[]
         };
-        Ok(NodeView {
+        NodeView {
             kind,
-            level: h.level,
+            level,
             lines,
             offsets,
             children,
-        })
+        }
     }
 
     /// Number of entries.

@@ -148,7 +148,7 @@ impl Index {
         let sidecar_path = sidecar.path().to_path_buf();
         let sidecar_len = sidecar.len();
         let cache = PageCache::new(sidecar, sb.page_size, sb.page_count, cache_bytes);
-        let root = std::sync::Arc::new(cache.read_uncached(sb.root_page)?);
+        let root = cache.read_uncached(sb.root_page)?;
         let tree = Tree {
             root,
             height: sb.height,

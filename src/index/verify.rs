@@ -4,7 +4,6 @@
 use super::Index;
 use crate::error::{Error, Result};
 use crate::format::PageKind;
-use crate::format::node::NodeView;
 use crate::ingest::fingerprint::Verdict;
 use crate::ingest::scan::Scanner;
 use crate::tree::Checkpoint;
@@ -34,7 +33,7 @@ pub(super) fn verify(index: &Index, full: bool) -> Result<VerifyReport> {
     let mut levels = vec![0u8; sb.page_count as usize];
     for id in 1..sb.page_count {
         let page = cache.read_uncached(id)?;
-        let view = NodeView::parse(page.words(), id).map_err(|w| corrupt(id, w))?;
+        let view = page.view();
         levels[id as usize] = view.level;
         if view.kind == PageKind::Leaf {
             if id < sb.first_leaf || id > sb.last_leaf {
@@ -43,13 +42,13 @@ pub(super) fn verify(index: &Index, full: bool) -> Result<VerifyReport> {
             leaves += 1;
             for (line, offset, _) in view.sorted_entries() {
                 let cp = Checkpoint { line, offset };
-                if let Some(prev) = checkpoints.last() {
-                    if cp.line <= prev.line || cp.offset <= prev.offset {
-                        return Err(corrupt(
-                            id,
-                            format!("checkpoint {cp:?} does not follow {prev:?}"),
-                        ));
-                    }
+                if let Some(prev) = checkpoints.last()
+                    && (cp.line <= prev.line || cp.offset <= prev.offset)
+                {
+                    return Err(corrupt(
+                        id,
+                        format!("checkpoint {cp:?} does not follow {prev:?}"),
+                    ));
                 }
                 checkpoints.push(cp);
             }
@@ -70,13 +69,14 @@ pub(super) fn verify(index: &Index, full: bool) -> Result<VerifyReport> {
             ));
         }
     }
-    if let Some(last) = checkpoints.last() {
-        if sb.line_count > 0 && (last.line >= sb.line_count || last.offset >= sb.fingerprint.size) {
-            return Err(corrupt(
-                sb.last_leaf,
-                "last checkpoint lies past the end".into(),
-            ));
-        }
+    if let Some(last) = checkpoints.last()
+        && sb.line_count > 0
+        && (last.line >= sb.line_count || last.offset >= sb.fingerprint.size)
+    {
+        return Err(corrupt(
+            sb.last_leaf,
+            "last checkpoint lies past the end".into(),
+        ));
     }
 
     // 2. The tree: each page reached once, levels decreasing by one,
@@ -98,15 +98,15 @@ pub(super) fn verify(index: &Index, full: bool) -> Result<VerifyReport> {
             ));
         }
         let page = cache.read_uncached(id)?;
-        let view = NodeView::parse(page.words(), id).map_err(|w| corrupt(id, w))?;
+        let view = page.view();
         let entries = view.sorted_entries();
-        if let Some(sep) = sep {
-            if (entries[0].0, entries[0].1) != sep {
-                return Err(corrupt(
-                    id,
-                    "first key differs from the parent's separator".into(),
-                ));
-            }
+        if let Some(sep) = sep
+            && (entries[0].0, entries[0].1) != sep
+        {
+            return Err(corrupt(
+                id,
+                "first key differs from the parent's separator".into(),
+            ));
         }
         if view.kind == PageKind::Leaf {
             leaf_order.push(id);

@@ -96,12 +96,12 @@ impl TreeBuilder {
     /// Appends a checkpoint; both its line and offset must exceed the
     /// previous one's.
     pub fn push(&mut self, cp: Checkpoint, sink: &mut impl PageSink) -> Result<()> {
-        if let Some(prev) = self.last {
-            if cp.line <= prev.line || cp.offset <= prev.offset {
-                return Err(crate::Error::InvalidArgument(format!(
-                    "checkpoints out of order: {prev:?} then {cp:?}"
-                )));
-            }
+        if let Some(prev) = self.last
+            && (cp.line <= prev.line || cp.offset <= prev.offset)
+        {
+            return Err(crate::Error::InvalidArgument(format!(
+                "checkpoints out of order: {prev:?} then {cp:?}"
+            )));
         }
         self.last = Some(cp);
         self.checkpoints += 1;

@@ -15,7 +15,6 @@ pub mod writer;
 
 use crate::cache::PageCache;
 use crate::error::{Error, Result};
-use crate::format::node::NodeView;
 use crate::format::{self, Fingerprint, PageKind, Superblock};
 use crate::io::ReadAt;
 use crate::tree::Checkpoint;
@@ -211,7 +210,7 @@ pub fn extend(
     let corrupt = |page: u32, what: String| Error::corrupt(cache.file().path(), page as u64, what);
     for id in old.first_leaf..=old.last_leaf {
         let page = cache.read_uncached(id)?;
-        let view = NodeView::parse(page.words(), id).map_err(|w| corrupt(id, w))?;
+        let view = page.view();
         if view.kind != PageKind::Leaf {
             continue;
         }

@@ -53,7 +53,7 @@ impl Column for ByOffset {
 #[derive(Debug, Clone)]
 pub struct Tree {
     /// The root page, pinned (it is touched by every lookup).
-    pub root: std::sync::Arc<Page>,
+    pub root: Page,
     /// Number of levels; 1 = the root is a leaf.
     pub height: u32,
 }
@@ -63,25 +63,14 @@ enum Step {
     Found(Checkpoint),
 }
 
+#[inline(always)]
 fn step<C: Column>(page: &Page, expect_level: u32, target: u64, cache: &PageCache) -> Result<Step> {
-    let view = NodeView::parse(page.words(), page.id())
-        .map_err(|what| Error::corrupt(cache.file().path(), page.id() as u64, what))?;
+    let view = page.view();
     if view.level as u32 != expect_level {
-        return Err(Error::corrupt(
-            cache.file().path(),
-            page.id() as u64,
-            format!(
-                "node at level {} where level {expect_level} was expected",
-                view.level
-            ),
-        ));
+        return Err(wrong_level(page, expect_level, cache));
     }
     let Some(e) = eytzinger::predecessor(C::keys(&view), target) else {
-        return Err(Error::corrupt(
-            cache.file().path(),
-            page.id() as u64,
-            format!("no key <= {target} (the parent's separator promised one)"),
-        ));
+        return Err(no_key(page, target, cache));
     };
     if view.kind == PageKind::Leaf {
         Ok(Step::Found(Checkpoint {
@@ -91,6 +80,27 @@ fn step<C: Column>(page: &Page, expect_level: u32, target: u64, cache: &PageCach
     } else {
         Ok(Step::Child(u32::from_le(view.children[e])))
     }
+}
+
+#[cold]
+fn wrong_level(page: &Page, expect_level: u32, cache: &PageCache) -> Error {
+    Error::corrupt(
+        cache.file().path(),
+        page.id() as u64,
+        format!(
+            "node at level {} where level {expect_level} was expected",
+            page.view().level
+        ),
+    )
+}
+
+#[cold]
+fn no_key(page: &Page, target: u64, cache: &PageCache) -> Error {
+    Error::corrupt(
+        cache.file().path(),
+        page.id() as u64,
+        format!("no key <= {target} (the parent's separator promised one)"),
+    )
 }
 
 impl Tree {

@@ -1,0 +1,84 @@
+//! Generates a deterministic log-like text file of a given size, for the
+//! benchmarks (`benches/compare.sh`): timestamped lines of varied length
+//! with a few recurring words, occasional long lines, ASCII only.
+//!
+//! `cargo run --release --example genlog -- OUT SIZE_BYTES [SEED]`
+
+use std::io::Write;
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if args.len() < 3 {
+        eprintln!("usage: genlog OUT SIZE_BYTES [SEED]");
+        std::process::exit(2);
+    }
+    let size: u64 = args[2].parse().expect("size in bytes");
+    let mut seed: u64 = args.get(3).map_or(42, |s| s.parse().expect("seed"));
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    const LEVELS: [&str; 4] = ["INFO", "WARN", "DEBUG", "ERROR"];
+    const WORDS: [&str; 16] = [
+        "request",
+        "served",
+        "user",
+        "session",
+        "timeout",
+        "cache",
+        "miss",
+        "backend",
+        "retry",
+        "connection",
+        "closed",
+        "latency",
+        "upstream",
+        "payload",
+        "accepted",
+        "queue",
+    ];
+    let file = std::fs::File::create(&args[1]).expect("create output");
+    let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
+    let mut written = 0u64;
+    let mut line = Vec::with_capacity(4096);
+    let mut n: u64 = 0;
+    while written < size {
+        line.clear();
+        let r = next();
+        let t = 1_700_000_000 + n / 50;
+        write!(
+            line,
+            "2026-11-{:02}T{:02}:{:02}:{:02}.{:03}Z {} [{}] ",
+            (t / 86400) % 28 + 1,
+            (t / 3600) % 24,
+            (t / 60) % 60,
+            t % 60,
+            r % 1000,
+            LEVELS[(r >> 10) as usize % 4],
+            n % 97
+        )
+        .unwrap();
+        let words = if r % 1000 == 0 {
+            400
+        } else {
+            3 + (r >> 20) % 14
+        };
+        for i in 0..words {
+            let w = next();
+            line.extend_from_slice(WORDS[(w % 16) as usize].as_bytes());
+            if i % 3 == 2 {
+                write!(line, "={}", w % 100_000).unwrap();
+            }
+            line.push(b' ');
+        }
+        line.pop();
+        line.push(b'\n');
+        let take = (line.len() as u64).min(size - written) as usize;
+        out.write_all(&line[..take]).unwrap();
+        written += take as u64;
+        n += 1;
+    }
+    out.flush().unwrap();
+}
