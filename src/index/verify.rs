@@ -27,8 +27,11 @@ pub(super) fn verify(index: &Index, full: bool) -> Result<VerifyReport> {
     let path = cache.file().path().to_path_buf();
     let corrupt = |page: u32, what: String| Error::corrupt(&path, page as u64, what);
 
-    // 1. Every page's CRC and header; collect the leaf sequence.
-    let mut checkpoints: Vec<Checkpoint> = Vec::new();
+    // 1. Every page's CRC and header; the leaf sequence in order. Memory
+    //    is bounded: one page at a time, one byte per page for its level.
+    let mut count = 0u64;
+    let mut first: Option<Checkpoint> = None;
+    let mut prev: Option<Checkpoint> = None;
     let mut leaves = 0u32;
     let mut levels = vec![0u8; sb.page_count as usize];
     for id in 1..sb.page_count {
@@ -42,34 +45,33 @@ pub(super) fn verify(index: &Index, full: bool) -> Result<VerifyReport> {
             leaves += 1;
             for (line, offset, _) in view.sorted_entries() {
                 let cp = Checkpoint { line, offset };
-                if let Some(prev) = checkpoints.last()
-                    && (cp.line <= prev.line || cp.offset <= prev.offset)
+                if let Some(p) = prev
+                    && (cp.line <= p.line || cp.offset <= p.offset)
                 {
                     return Err(corrupt(
                         id,
-                        format!("checkpoint {cp:?} does not follow {prev:?}"),
+                        format!("checkpoint {cp:?} does not follow {p:?}"),
                     ));
                 }
-                checkpoints.push(cp);
+                first.get_or_insert(cp);
+                prev = Some(cp);
+                count += 1;
             }
         }
     }
-    if leaves != sb.leaf_count || checkpoints.len() as u64 != sb.checkpoint_count {
+    if leaves != sb.leaf_count || count != sb.checkpoint_count {
         return Err(corrupt(
             0,
             "leaf or checkpoint count disagrees with the pages".into(),
         ));
     }
-    match checkpoints.first() {
-        Some(Checkpoint { line: 0, offset: 0 }) => {}
-        _ => {
-            return Err(corrupt(
-                sb.first_leaf,
-                "first checkpoint is not line 0 at offset 0".into(),
-            ));
-        }
+    if first != Some(Checkpoint { line: 0, offset: 0 }) {
+        return Err(corrupt(
+            sb.first_leaf,
+            "first checkpoint is not line 0 at offset 0".into(),
+        ));
     }
-    if let Some(last) = checkpoints.last()
+    if let Some(last) = prev
         && sb.line_count > 0
         && (last.line >= sb.line_count || last.offset >= sb.fingerprint.size)
     {
@@ -128,62 +130,99 @@ pub(super) fn verify(index: &Index, full: bool) -> Result<VerifyReport> {
         ));
     }
 
-    // 3. Optionally: re-scan the source and compare.
+    // 3. Optionally: re-scan the source and compare, streaming both sides.
     if full {
-        let src = index.source();
-        let size = sb.fingerprint.size;
-        let mut want = vec![Checkpoint { line: 0, offset: 0 }];
-        let mut sc = Scanner::resume(want[0], sb.spacing, size);
-        let mut buf = index.take_buffer();
-        let mut at = 0u64;
-        let mut last = None;
-        while at < size {
-            let n = buf.len().min((size - at) as usize);
-            let got = src.read_full_at(&mut buf[..n], at)?;
-            if got == 0 {
-                break;
-            }
-            sc.feed(&buf[..got], at, &mut |cp| {
-                want.push(cp);
-                Ok::<(), ()>(())
-            })
-            .expect("infallible sink");
-            last = Some(buf[got - 1]);
-            at += got as u64;
-        }
-        index.give_buffer(buf);
-        sc.finish(&mut |cp| {
-            want.push(cp);
-            Ok::<(), ()>(())
-        })
-        .expect("infallible sink");
-        let lines = sc.newlines() + u64::from(size > 0 && last != Some(b'\n'));
-        if lines != sb.line_count {
-            return Err(Error::SourceChanged {
-                path: src.path().to_path_buf(),
-                what: format!(
-                    "re-scan counts {lines} lines, the sidecar says {}",
-                    sb.line_count
-                ),
-            });
-        }
-        if let Some(i) =
-            (0..want.len().max(checkpoints.len())).find(|&i| want.get(i) != checkpoints.get(i))
-        {
-            return Err(Error::SourceChanged {
-                path: src.path().to_path_buf(),
-                what: format!(
-                    "checkpoint {i} is {:?} in the sidecar but {:?} in the source",
-                    checkpoints.get(i),
-                    want.get(i)
-                ),
-            });
-        }
+        rescan(index)?;
     }
     Ok(VerifyReport {
         pages: sb.page_count as u64,
-        checkpoints: checkpoints.len() as u64,
+        checkpoints: count,
         verdict: index.verdict(),
         full,
     })
+}
+
+/// Re-scans the source with the checkpoint rule and compares each checkpoint
+/// with the leaves, in order, holding one leaf at a time.
+fn rescan(index: &Index) -> Result<()> {
+    let sb = index.superblock();
+    let cache = index.cache();
+    let src = index.source();
+    let size = sb.fingerprint.size;
+    let mismatch = |what: String| Error::SourceChanged {
+        path: src.path().to_path_buf(),
+        what,
+    };
+
+    let mut leaf_id = sb.first_leaf;
+    let mut pending: std::collections::VecDeque<Checkpoint> = Default::default();
+    let mut compared = 0u64;
+    let mut next_stored =
+        |pending: &mut std::collections::VecDeque<Checkpoint>| -> Result<Option<Checkpoint>> {
+            while pending.is_empty() && leaf_id <= sb.last_leaf {
+                let page = cache.read_uncached(leaf_id)?;
+                let view = page.view();
+                if view.kind == PageKind::Leaf {
+                    pending.extend(
+                        view.sorted_entries()
+                            .into_iter()
+                            .map(|(line, offset, _)| Checkpoint { line, offset }),
+                    );
+                }
+                leaf_id += 1;
+            }
+            Ok(pending.pop_front())
+        };
+    let mut check =
+        |cp: Checkpoint, pending: &mut std::collections::VecDeque<Checkpoint>| -> Result<()> {
+            let stored = next_stored(pending)?;
+            if stored != Some(cp) {
+                return Err(mismatch(format!(
+                    "checkpoint {compared} is {stored:?} in the sidecar but {cp:?} in the source"
+                )));
+            }
+            compared += 1;
+            Ok(())
+        };
+
+    let start = Checkpoint { line: 0, offset: 0 };
+    check(start, &mut pending)?;
+    let mut sc = Scanner::resume(start, sb.spacing, size);
+    let mut buf = index.take_buffer();
+    let mut at = 0u64;
+    let mut last = None;
+    let mut result = Ok(());
+    while at < size && result.is_ok() {
+        let n = buf.len().min((size - at) as usize);
+        let got = match src.read_full_at(&mut buf[..n], at) {
+            Ok(0) => {
+                result = Err(mismatch("source shorter than indexed".into()));
+                break;
+            }
+            Ok(g) => g,
+            Err(e) => {
+                result = Err(e);
+                break;
+            }
+        };
+        result = sc.feed(&buf[..got], at, &mut |cp| check(cp, &mut pending));
+        last = Some(buf[got - 1]);
+        at += got as u64;
+    }
+    index.give_buffer(buf);
+    result?;
+    sc.finish(&mut |cp| check(cp, &mut pending))?;
+    if let Some(extra) = next_stored(&mut pending)? {
+        return Err(mismatch(format!(
+            "the sidecar has checkpoint {extra:?} that the source does not"
+        )));
+    }
+    let lines = sc.newlines() + u64::from(size > 0 && last != Some(b'\n'));
+    if lines != sb.line_count {
+        return Err(mismatch(format!(
+            "re-scan counts {lines} lines, the sidecar says {}",
+            sb.line_count
+        )));
+    }
+    Ok(())
 }
