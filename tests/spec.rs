@@ -1,0 +1,1511 @@
+//! Conformance of `format-spec/sidecar-v1.md` with the code, so that the
+//! two cannot drift apart.
+//!
+//! The spec is read at run time and its machine-checkable parts are parsed:
+//!
+//! - the byte tables (superblock, page header, leaf and internal bodies) are
+//!   checked against bytes encoded by the code with a distinct sentinel
+//!   value in every field, including what each CRC covers;
+//! - the ```` ```hex source=NAME ```` / ```` ```hex sidecar=NAME spacing=S
+//!   page_size=P ```` blocks of §10 are parsed (offsets, elided zero runs
+//!   and the ASCII column included) and must equal what `build_to_vec`
+//!   produces for that source and those parameters; the annotation tables
+//!   must agree with those bytes and with the byte tables;
+//! - the worked examples (Eytzinger order and search, checkpoint rule,
+//!   fingerprint verdicts, damage cases) are replayed against the code;
+//! - every requirement number cited in `src/` exists in the spec.
+//!
+//! `cargo test --test spec -- --ignored --nocapture print_vectors` prints
+//! the vectors in the spec's hex notation, for regenerating §10.
+
+use lidx::format::eytzinger;
+use lidx::format::node::{self, NodeView};
+use lidx::format::{self, Fingerprint, PageHeader, Superblock};
+use lidx::io::MemSource;
+use lidx::{BuildOptions, Error, Index, Verdict};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+// ---------------------------------------------------------------------------
+// Reading the spec.
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn spec() -> String {
+    let path = root().join("format-spec/sidecar-v1.md");
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// A markdown table: its caption line, header cells and body rows.
+#[derive(Debug)]
+struct Table {
+    caption: String,
+    header: Vec<String>,
+    rows: Vec<Vec<String>>,
+}
+
+impl Table {
+    /// The column whose header is `name`.
+    fn col(&self, name: &str) -> usize {
+        self.header
+            .iter()
+            .position(|h| h == name)
+            .unwrap_or_else(|| panic!("{}: no column {name:?}", self.caption))
+    }
+}
+
+fn cells(line: &str) -> Vec<String> {
+    let t = line.trim();
+    let t = t.strip_prefix('|').unwrap_or(t);
+    let t = t.strip_suffix('|').unwrap_or(t);
+    t.split('|').map(|c| c.trim().to_string()).collect()
+}
+
+/// Every table whose caption (a line starting with `**Table `) contains
+/// `title`.
+fn tables(spec: &str, title: &str) -> Vec<Table> {
+    let lines: Vec<&str> = spec.lines().collect();
+    let mut out = Vec::new();
+    for (i, l) in lines.iter().enumerate() {
+        if !(l.starts_with("**Table ") && l.contains(title)) {
+            continue;
+        }
+        let mut j = i + 1;
+        while j < lines.len() && !lines[j].starts_with('|') {
+            assert!(
+                lines[j].trim().is_empty(),
+                "caption {l:?} not followed by a table"
+            );
+            j += 1;
+        }
+        let mut body = Vec::new();
+        while j < lines.len() && lines[j].starts_with('|') {
+            body.push(cells(lines[j]));
+            j += 1;
+        }
+        assert!(body.len() >= 3, "table {l:?} is empty");
+        assert!(
+            body[1]
+                .iter()
+                .all(|c| c.chars().all(|ch| "-: ".contains(ch))),
+            "table {l:?}: second row is not a separator"
+        );
+        let header = body.remove(0);
+        body.remove(0);
+        for r in &body {
+            assert_eq!(r.len(), header.len(), "table {l:?}: ragged row {r:?}");
+        }
+        out.push(Table {
+            caption: l.to_string(),
+            header,
+            rows: body,
+        });
+    }
+    out
+}
+
+fn table(spec: &str, title: &str) -> Table {
+    let mut t = tables(spec, title);
+    assert_eq!(t.len(), 1, "expected exactly one table titled {title:?}");
+    t.remove(0)
+}
+
+/// Fenced blocks as (info string, body lines).
+fn fences(spec: &str) -> Vec<(String, Vec<String>)> {
+    let mut out = Vec::new();
+    let mut cur: Option<(String, Vec<String>)> = None;
+    for l in spec.lines() {
+        match (&mut cur, l.strip_prefix("```")) {
+            (None, Some(info)) => cur = Some((info.trim().to_string(), Vec::new())),
+            (Some(_), Some(rest)) => {
+                assert!(rest.trim().is_empty(), "fence opened inside a fence: {l:?}");
+                out.push(cur.take().expect("inside a fence"));
+            }
+            (Some((_, body)), None) => body.push(l.to_string()),
+            (None, None) => {}
+        }
+    }
+    assert!(cur.is_none(), "unterminated fence");
+    out
+}
+
+fn strip_ticks(s: &str) -> &str {
+    s.trim().trim_matches('`')
+}
+
+/// Parses an integer written in decimal or as `0x...` hex.
+fn int(s: &str) -> Option<u64> {
+    let s = s.trim();
+    match s.strip_prefix("0x") {
+        Some(h) => u64::from_str_radix(h, 16).ok(),
+        None => s.parse().ok(),
+    }
+}
+
+/// All integers in `s`, in order.
+fn ints(s: &str) -> Vec<u64> {
+    s.split(|c: char| !c.is_ascii_digit())
+        .filter(|t| !t.is_empty())
+        .map(|t| t.parse().expect("digits"))
+        .collect()
+}
+
+/// Evaluates a table expression such as `16 + 8n` or `P − 16 − 20n`.
+fn eval(expr: &str, n: i64, p: i64) -> i64 {
+    let e: String = expr
+        .replace('−', "-")
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect();
+    let mut total = 0i64;
+    let mut sign = 1i64;
+    let mut term = String::new();
+    let flush = |term: &mut String, sign: i64, total: &mut i64| {
+        if term.is_empty() {
+            return;
+        }
+        let v = if term == "P" {
+            p
+        } else if let Some(c) = term.strip_suffix('n') {
+            let c: i64 = if c.is_empty() {
+                1
+            } else {
+                c.parse().expect("coefficient")
+            };
+            c * n
+        } else {
+            term.parse()
+                .unwrap_or_else(|_| panic!("bad term {term:?} in {expr:?}"))
+        };
+        *total += sign * v;
+        term.clear();
+    };
+    for ch in e.chars() {
+        match ch {
+            '+' | '-' => {
+                flush(&mut term, sign, &mut total);
+                sign = if ch == '+' { 1 } else { -1 };
+            }
+            _ => term.push(ch),
+        }
+    }
+    flush(&mut term, sign, &mut total);
+    total
+}
+
+/// Width in bytes of a scalar type name.
+fn width(ty: &str) -> Option<usize> {
+    Some(match ty {
+        "u8" => 1,
+        "u16" => 2,
+        "u32" | "i32" => 4,
+        "u64" | "i64" => 8,
+        _ => return None,
+    })
+}
+
+/// Size implied by a type (`u32`, `u8[15]`, `u64[n]`), or None for `u8[]`.
+fn type_size(ty: &str, n: i64) -> Option<i64> {
+    let ty = strip_ticks(ty);
+    match ty.split_once('[') {
+        None => Some(width(ty).unwrap_or_else(|| panic!("unknown type {ty:?}")) as i64),
+        Some((elem, rest)) => {
+            let count = rest.strip_suffix(']').expect("closing bracket");
+            let w = width(elem).unwrap_or_else(|| panic!("unknown type {ty:?}")) as i64;
+            match count {
+                "" => None,
+                "n" => Some(w * n),
+                c => Some(w * c.parse::<i64>().expect("array length")),
+            }
+        }
+    }
+}
+
+/// The `a..b` range in a CRC description, with `page_size` = `p`.
+fn crc_range(desc: &str, p: usize) -> (usize, usize) {
+    let r = desc
+        .split('`')
+        .find(|t| t.contains(".."))
+        .unwrap_or_else(|| panic!("no byte range in {desc:?}"));
+    let (a, b) = r.split_once("..").expect("range");
+    let end = |s: &str| {
+        if s == "page_size" {
+            p
+        } else {
+            s.parse().expect("range bound")
+        }
+    };
+    (end(a), end(b))
+}
+
+// ---------------------------------------------------------------------------
+// The hex notation of §10.1.
+
+fn ascii(bytes: &[u8]) -> String {
+    bytes
+        .iter()
+        .map(|&b| {
+            if (0x20..0x7f).contains(&b) {
+                b as char
+            } else {
+                '.'
+            }
+        })
+        .collect()
+}
+
+/// Parses a hex block; checks offsets, gaps and the ASCII column.
+fn parse_hex(name: &str, body: &[String]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for line in body {
+        let ctx = || format!("{name}: line {line:?}");
+        if line.trim().is_empty() {
+            continue;
+        }
+        if let Some((range, rest)) = line.split_once("  ")
+            && let Some((a, b)) = range.split_once("..")
+        {
+            assert_eq!(rest.trim(), "zero", "{}", ctx());
+            let a = usize::from_str_radix(a, 16).expect("hex offset");
+            let b = usize::from_str_radix(b, 16).expect("hex offset");
+            assert_eq!(a, out.len(), "{}: gap or overlap", ctx());
+            assert!(b > a, "{}", ctx());
+            out.resize(b, 0);
+            continue;
+        }
+        let (hex, text) = match line.find('|') {
+            Some(i) => (&line[..i], Some(&line[i..])),
+            None => (line.as_str(), None),
+        };
+        let mut tokens = hex.split_whitespace();
+        let off = tokens.next().expect("offset");
+        assert_eq!(off.len(), 6, "{}: offset must have 6 digits", ctx());
+        let off = usize::from_str_radix(off, 16).expect("hex offset");
+        assert_eq!(off, out.len(), "{}: gap or overlap", ctx());
+        let bytes: Vec<u8> = tokens
+            .map(|t| {
+                assert_eq!(t.len(), 2, "{}: bad byte {t:?}", ctx());
+                u8::from_str_radix(t, 16).unwrap_or_else(|_| panic!("{}: bad byte", ctx()))
+            })
+            .collect();
+        assert!((1..=16).contains(&bytes.len()), "{}", ctx());
+        if let Some(text) = text {
+            let inner = text
+                .strip_prefix('|')
+                .and_then(|t| t.strip_suffix('|'))
+                .unwrap_or_else(|| panic!("{}: ASCII column not in |...|", ctx()));
+            assert_eq!(inner, ascii(&bytes), "{}: ASCII column", ctx());
+        }
+        out.extend_from_slice(&bytes);
+    }
+    out
+}
+
+/// Renders bytes in the notation of §10.1 (zero rows elided when there are
+/// at least two of them in a row).
+fn dump(bytes: &[u8]) -> String {
+    let rows: Vec<&[u8]> = bytes.chunks(16).collect();
+    let zero = |r: &[u8]| r.len() == 16 && r.iter().all(|&b| b == 0);
+    let mut out = String::new();
+    let mut i = 0;
+    while i < rows.len() {
+        let mut j = i;
+        while j < rows.len() && zero(rows[j]) {
+            j += 1;
+        }
+        if j - i >= 2 {
+            out += &format!("{:06x}..{:06x}  zero\n", i * 16, j * 16);
+            i = j;
+            continue;
+        }
+        let mut hex = format!("{:06x} ", i * 16);
+        for (k, b) in rows[i].iter().enumerate() {
+            if k == 8 {
+                hex.push(' ');
+            }
+            hex += &format!(" {b:02x}");
+        }
+        out += &format!("{hex:<57} |{}|\n", ascii(rows[i]));
+        i += 1;
+    }
+    out
+}
+
+#[test]
+fn hex_notation_round_trips() {
+    let mut bytes = vec![0u8; 100];
+    bytes.extend(b"|x|\n\x00\xff".iter());
+    bytes.extend(vec![0u8; 40]);
+    let body: Vec<String> = dump(&bytes).lines().map(str::to_string).collect();
+    assert_eq!(parse_hex("round trip", &body), bytes);
+}
+
+/// A test vector of §10: source bytes, build parameters, sidecar bytes.
+struct Vector {
+    source: Vec<u8>,
+    opts: BuildOptions,
+    sidecar: Vec<u8>,
+}
+
+fn vectors(spec: &str) -> BTreeMap<String, Vector> {
+    let mut sources = BTreeMap::new();
+    let mut sidecars = BTreeMap::new();
+    for (info, body) in fences(spec) {
+        let mut words = info.split_whitespace();
+        if words.next() != Some("hex") {
+            continue;
+        }
+        let mut kv = BTreeMap::new();
+        for w in words {
+            let (k, v) = w
+                .split_once('=')
+                .unwrap_or_else(|| panic!("bad info word {w:?} in {info:?}"));
+            kv.insert(k.to_string(), v.to_string());
+        }
+        if let Some(name) = kv.remove("source") {
+            assert!(kv.is_empty(), "{info:?}: unexpected parameters");
+            let bytes = parse_hex(&info, &body);
+            assert!(sources.insert(name, bytes).is_none(), "{info:?} twice");
+        } else if let Some(name) = kv.remove("sidecar") {
+            let mut param = |k: &str| -> u64 {
+                kv.remove(k)
+                    .and_then(|v| int(&v))
+                    .unwrap_or_else(|| panic!("{info:?}: missing {k}"))
+            };
+            let opts = BuildOptions {
+                spacing: param("spacing"),
+                page_size: param("page_size") as u32,
+                buffer_size: 1 << 17,
+            };
+            assert!(kv.is_empty(), "{info:?}: unexpected parameters {kv:?}");
+            let bytes = parse_hex(&info, &body);
+            assert!(
+                sidecars.insert(name, (opts, bytes)).is_none(),
+                "{info:?} twice"
+            );
+        } else {
+            panic!("hex block {info:?} is neither source= nor sidecar=");
+        }
+    }
+    let names: BTreeSet<&String> = sources.keys().chain(sidecars.keys()).collect();
+    names
+        .into_iter()
+        .map(|n| {
+            let source = sources
+                .get(n)
+                .unwrap_or_else(|| panic!("vector {n}: no source block"))
+                .clone();
+            let (opts, sidecar) = sidecars
+                .get(n)
+                .unwrap_or_else(|| panic!("vector {n}: no sidecar block"))
+                .clone();
+            (
+                n.clone(),
+                Vector {
+                    source,
+                    opts,
+                    sidecar,
+                },
+            )
+        })
+        .collect()
+}
+
+fn build(source: &[u8], opts: &BuildOptions) -> Vec<u8> {
+    lidx::build_to_vec(&MemSource::new(source.to_vec()), opts).expect("build")
+}
+
+/// A page as the 8-byte words `NodeView::parse` wants (memory order).
+fn words(page: &[u8]) -> Vec<u64> {
+    page.chunks(8)
+        .map(|c| u64::from_ne_bytes(c.try_into().expect("8 bytes")))
+        .collect()
+}
+
+/// All checkpoints of a sidecar, read leaf by leaf (R-27).
+fn checkpoints(sidecar: &[u8]) -> Vec<(u64, u64)> {
+    let sb = Superblock::decode(&sidecar[..format::SUPERBLOCK_LEN]).expect("superblock");
+    let p = sb.page_size as usize;
+    let mut out = Vec::new();
+    for id in sb.first_leaf..=sb.last_leaf {
+        let w = words(&sidecar[id as usize * p..(id as usize + 1) * p]);
+        let v = NodeView::parse(&w, id).expect("node");
+        if v.level == 0 {
+            out.extend(v.sorted_entries().iter().map(|e| (e.0, e.1)));
+        }
+    }
+    out
+}
+
+// ---------------------------------------------------------------------------
+// §2: the CRC.
+
+/// CRC-32/ISO-HDLC bit by bit, from the parameters stated in §2.
+fn crc_from_parameters(bytes: &[u8]) -> u32 {
+    let mut crc = 0xFFFF_FFFFu32;
+    for &b in bytes {
+        crc ^= b as u32;
+        for _ in 0..8 {
+            crc = if crc & 1 == 1 {
+                (crc >> 1) ^ 0xEDB8_8320
+            } else {
+                crc >> 1
+            };
+        }
+    }
+    crc ^ 0xFFFF_FFFF
+}
+
+#[test]
+fn crc_is_the_one_named() {
+    let s = spec();
+    for text in [
+        "CRC-32/ISO-HDLC",
+        "`0x04C11DB7`",
+        "`0xEDB88320`",
+        "`0xFFFFFFFF`",
+        "**`0xCBF43926`**",
+        "`26 39 F4 CB`",
+    ] {
+        assert!(s.contains(text), "spec §2 lacks {text:?}");
+    }
+    assert_eq!(format::crc32(b"123456789"), 0xCBF4_3926);
+    assert_eq!(crc_from_parameters(b"123456789"), 0xCBF4_3926);
+    assert_eq!(0xCBF4_3926u32.to_le_bytes(), [0x26, 0x39, 0xF4, 0xCB]);
+    let data: Vec<u8> = (0..5000u32).map(|i| (i * 7919 % 251) as u8).collect();
+    for len in [0, 1, 3, 64, 255, 5000] {
+        assert_eq!(
+            format::crc32(&data[..len]),
+            crc_from_parameters(&data[..len])
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------
+// §3: the superblock table.
+
+/// A superblock with a distinct value in every field, and the bytes each
+/// field must encode to, by the field names of table 1.
+fn sentinel_superblock() -> (Superblock, BTreeMap<&'static str, Vec<u8>>) {
+    let name: Vec<u8> = (0x80..0xe0).collect();
+    let sb = Superblock {
+        version_major: 0x0a09,
+        version_minor: 0x0c0b,
+        page_size: 0x1211_100f,
+        incompat_features: 0x1615_1413,
+        compat_features: 0x1a19_1817,
+        key_kind: 0x1b,
+        source_kind: 0x1c,
+        line_count: 0x2423_2221_201f_1e1d,
+        spacing: 0x2c2b_2a29_2827_2625,
+        checkpoint_count: 0x3433_3231_302f_2e2d,
+        root_page: 0x3837_3635,
+        height: 0x3c3b_3a39,
+        leaf_count: 0x403f_3e3d,
+        page_count: 0x4443_4241,
+        first_leaf: 0x4847_4645,
+        last_leaf: 0x4c4b_4a49,
+        fingerprint: Fingerprint {
+            size: 0x5453_5251_504f_4e4d,
+            mtime_sec: 0x5c5b_5a59_5857_5655,
+            mtime_nsec: 0x605f_5e5d,
+            head_crc: 0x6463_6261,
+            tail_crc: 0x6867_6665,
+        },
+        source_name: name.clone(),
+    };
+    let mut m: BTreeMap<&'static str, Vec<u8>> = BTreeMap::new();
+    m.insert("magic", format::MAGIC.to_vec());
+    m.insert("version_major", sb.version_major.to_le_bytes().to_vec());
+    m.insert("version_minor", sb.version_minor.to_le_bytes().to_vec());
+    m.insert("page_size", sb.page_size.to_le_bytes().to_vec());
+    m.insert(
+        "incompat_features",
+        sb.incompat_features.to_le_bytes().to_vec(),
+    );
+    m.insert("compat_features", sb.compat_features.to_le_bytes().to_vec());
+    m.insert("key_kind", vec![sb.key_kind]);
+    m.insert("source_kind", vec![sb.source_kind]);
+    m.insert("line_count", sb.line_count.to_le_bytes().to_vec());
+    m.insert("source_size", sb.fingerprint.size.to_le_bytes().to_vec());
+    m.insert("spacing", sb.spacing.to_le_bytes().to_vec());
+    m.insert(
+        "checkpoint_count",
+        sb.checkpoint_count.to_le_bytes().to_vec(),
+    );
+    m.insert("root_page", sb.root_page.to_le_bytes().to_vec());
+    m.insert("height", sb.height.to_le_bytes().to_vec());
+    m.insert("leaf_count", sb.leaf_count.to_le_bytes().to_vec());
+    m.insert("page_count", sb.page_count.to_le_bytes().to_vec());
+    m.insert("first_leaf", sb.first_leaf.to_le_bytes().to_vec());
+    m.insert("last_leaf", sb.last_leaf.to_le_bytes().to_vec());
+    m.insert(
+        "fingerprint_block",
+        (format::FINGERPRINT_BLOCK as u32).to_le_bytes().to_vec(),
+    );
+    m.insert(
+        "mtime_nsec",
+        sb.fingerprint.mtime_nsec.to_le_bytes().to_vec(),
+    );
+    m.insert("mtime_sec", sb.fingerprint.mtime_sec.to_le_bytes().to_vec());
+    m.insert("head_crc", sb.fingerprint.head_crc.to_le_bytes().to_vec());
+    m.insert("tail_crc", sb.fingerprint.tail_crc.to_le_bytes().to_vec());
+    m.insert("source_name_len", vec![name.len() as u8]);
+    m.insert("source_name", name);
+    (sb, m)
+}
+
+#[test]
+fn superblock_table_matches_encoding() {
+    let t = table(&spec(), "Superblock layout");
+    let (o, s, ty, f, d) = (
+        t.col("Offset"),
+        t.col("Size"),
+        t.col("Type"),
+        t.col("Field"),
+        t.col("Description"),
+    );
+    let (sb, mut want) = sentinel_superblock();
+    let bytes = sb.encode();
+    assert_eq!(bytes.len(), format::SUPERBLOCK_LEN);
+    let mut at = 0usize;
+    let mut crc_seen = false;
+    for r in &t.rows {
+        let off: usize = r[o].parse().expect("decimal offset");
+        let size: usize = r[s].parse().expect("decimal size");
+        assert_eq!(off, at, "table 1 row {r:?}: gap or overlap");
+        assert_eq!(
+            type_size(&r[ty], 0),
+            Some(size as i64),
+            "row {r:?}: size and type disagree"
+        );
+        at = off + size;
+        let field = strip_ticks(&r[f]);
+        let got = &bytes[off..off + size];
+        match field {
+            "reserved" => assert!(got.iter().all(|&b| b == 0), "reserved {off}: {got:?}"),
+            "superblock_crc" => {
+                let (a, b) = crc_range(&r[d], 0);
+                assert_eq!(got, format::crc32(&bytes[a..b]).to_le_bytes(), "R-6");
+                assert_eq!((a, b), (0, off), "the CRC covers everything before it");
+                crc_seen = true;
+            }
+            _ => {
+                let w = want
+                    .remove(field)
+                    .unwrap_or_else(|| panic!("table 1 field {field:?} unknown or repeated"));
+                assert_eq!(got, &w[..], "field {field} at offset {off}");
+                if field == "magic" {
+                    let stated = r[d].split('`').nth(1).expect("magic bytes in description");
+                    assert_eq!(bytes_cell(&format!("`{stated}`")), format::MAGIC, "R-3");
+                }
+            }
+        }
+    }
+    assert_eq!(at, format::SUPERBLOCK_LEN, "table 1 must cover 0..256");
+    assert!(crc_seen, "table 1 lacks superblock_crc");
+    assert!(
+        want.is_empty(),
+        "fields missing from table 1: {:?}",
+        want.keys()
+    );
+
+    // A short name: the rest of the name area is zero (R-15).
+    let mut short = sb.clone();
+    short.source_name = b"app.log".to_vec();
+    let b = short.encode();
+    assert_eq!(b[112], 7);
+    assert_eq!(&b[128..135], b"app.log");
+    assert!(b[135..224].iter().all(|&x| x == 0));
+}
+
+#[test]
+fn superblock_decode_follows_section_3_2() {
+    let spec = spec();
+    let s32 = spec
+        .split("### 3.2")
+        .nth(1)
+        .expect("§3.2")
+        .split("\n## ")
+        .next()
+        .expect("§3.2 body");
+    let order: Vec<&str> = [
+        "**Length.**",
+        "**Magic**",
+        "**Major version**",
+        "**CRC**",
+        "**Incompatible features**",
+        "**Field sanity**",
+        "**File length**",
+    ]
+    .into_iter()
+    .collect();
+    let pos: Vec<usize> = order
+        .iter()
+        .map(|k| s32.find(k).unwrap_or_else(|| panic!("§3.2 lacks {k}")))
+        .collect();
+    assert!(pos.windows(2).all(|w| w[0] < w[1]), "§3.2 order {order:?}");
+
+    // The code checks in the same order: build damage that violates
+    // several steps at once and expect the earliest step's error.
+    use format::SuperblockError as E;
+    let v = build(b"x\n", &BuildOptions::default());
+    let good: [u8; 256] = v[..256].try_into().unwrap();
+    let mut b = good;
+    b[1] = b'X';
+    b[8] = 2;
+    assert_eq!(Superblock::decode(&b), Err(E::NotAnIndex));
+    assert_eq!(Superblock::decode(&good[..255]), Err(E::NotAnIndex));
+    let mut b = good;
+    b[8] = 2; // major 2, CRC now wrong too
+    assert!(matches!(Superblock::decode(&b), Err(E::Version(2, 0))));
+    let mut sb = Superblock::decode(&good).unwrap();
+    sb.incompat_features = 1;
+    sb.height = 0;
+    let mut b = sb.encode();
+    assert!(matches!(Superblock::decode(&b), Err(E::Features(1))));
+    b[200] ^= 1; // CRC beats features
+    assert!(matches!(Superblock::decode(&b), Err(E::Checksum(..))));
+    sb.incompat_features = 0;
+    assert!(matches!(
+        Superblock::decode(&sb.encode()),
+        Err(E::Invalid(_))
+    ));
+}
+
+// ---------------------------------------------------------------------------
+// §4: node pages.
+
+#[test]
+fn page_header_table_matches_encoding() {
+    let t = table(&spec(), "Node page header");
+    let (o, s, ty, f, d) = (
+        t.col("Offset"),
+        t.col("Size"),
+        t.col("Type"),
+        t.col("Field"),
+        t.col("Description"),
+    );
+    let h = PageHeader {
+        crc: 0xa3a2_a1a0,
+        kind: 0xa4,
+        level: 0xa5,
+        count: 0xa7a6,
+        page_id: 0xabaa_a9a8,
+    };
+    let mut bytes = [0xffu8; 16];
+    h.encode(&mut bytes);
+    let mut want: BTreeMap<&str, Vec<u8>> = BTreeMap::from([
+        ("page_crc", h.crc.to_le_bytes().to_vec()),
+        ("kind", vec![h.kind]),
+        ("level", vec![h.level]),
+        ("count", h.count.to_le_bytes().to_vec()),
+        ("page_id", h.page_id.to_le_bytes().to_vec()),
+    ]);
+    // A real sealed page, for the CRC coverage (R-21).
+    let mut page = vec![0u8; 512];
+    node::encode(&mut page, 7, 0, &[0, 3, 9], &[0, 30, 90], &[]);
+    let mut at = 0;
+    for r in &t.rows {
+        let off: usize = r[o].parse().expect("offset");
+        let size: usize = r[s].parse().expect("size");
+        assert_eq!(off, at, "table 2 row {r:?}: gap or overlap");
+        assert_eq!(type_size(&r[ty], 0), Some(size as i64), "row {r:?}");
+        at = off + size;
+        let field = strip_ticks(&r[f]);
+        let got = &bytes[off..off + size];
+        if field == "reserved" {
+            assert!(got.iter().all(|&b| b == 0));
+            continue;
+        }
+        let w = want
+            .remove(field)
+            .unwrap_or_else(|| panic!("table 2 field {field:?} unknown or repeated"));
+        assert_eq!(got, &w[..], "field {field}");
+        if field == "page_crc" {
+            let (a, b) = crc_range(&r[d], page.len());
+            assert_eq!((a, b), (4, 512));
+            assert_eq!(page[off..off + 4], format::crc32(&page[a..b]).to_le_bytes());
+            assert_eq!(format::page_crc(&page), format::crc32(&page[a..b]));
+        }
+    }
+    assert_eq!(at, format::PAGE_HEADER_LEN, "table 2 must cover 0..16");
+    assert!(want.is_empty(), "missing from table 2: {:?}", want.keys());
+}
+
+fn eytzinger<T: Copy + Default>(sorted: &[T]) -> Vec<T> {
+    let mut out = vec![T::default(); sorted.len()];
+    eytzinger::layout(sorted, &mut out);
+    out
+}
+
+/// Checks a body table against a page encoded by the code.
+fn check_body(title: &str, level: u8, n: usize, page_size: usize) {
+    let t = table(&spec(), title);
+    let (o, s, ty, f) = (
+        t.col("Offset"),
+        t.col("Size"),
+        t.col("Type"),
+        t.col("Field"),
+    );
+    let lines: Vec<u64> = (0..n as u64).map(|i| 1000 + 3 * i).collect();
+    let offsets: Vec<u64> = (0..n as u64).map(|i| 70_000 + 11 * i).collect();
+    let children: Vec<u32> = if level == 0 {
+        Vec::new()
+    } else {
+        (0..n as u32).map(|i| 500 + i).collect()
+    };
+    let mut page = vec![0xeeu8; page_size];
+    node::encode(&mut page, 9, level, &lines, &offsets, &children);
+    let le64 =
+        |v: &[u64]| -> Vec<u8> { eytzinger(v).iter().flat_map(|x| x.to_le_bytes()).collect() };
+    let le32 =
+        |v: &[u32]| -> Vec<u8> { eytzinger(v).iter().flat_map(|x| x.to_le_bytes()).collect() };
+    let mut want: BTreeMap<&str, Vec<u8>> =
+        BTreeMap::from([("lines", le64(&lines)), ("offsets", le64(&offsets))]);
+    if level > 0 {
+        want.insert("children", le32(&children));
+    }
+    let (ni, pi) = (n as i64, page_size as i64);
+    let mut at = format::PAGE_HEADER_LEN as i64;
+    for r in &t.rows {
+        let off = eval(&r[o], ni, pi);
+        let size = eval(&r[s], ni, pi);
+        assert_eq!(off, at, "{title} row {r:?} (n={n}, P={page_size}): gap");
+        assert!(size >= 0, "{title} row {r:?}: negative size at n={n}");
+        if let Some(ts) = type_size(&r[ty], ni) {
+            assert_eq!(ts, size, "{title} row {r:?}: type and size disagree");
+        }
+        at = off + size;
+        let got = &page[off as usize..(off + size) as usize];
+        match strip_ticks(&r[f]) {
+            "padding" => assert!(got.iter().all(|&b| b == 0), "{title}: padding"),
+            field => {
+                let w = want
+                    .remove(field)
+                    .unwrap_or_else(|| panic!("{title}: field {field:?} unknown or repeated"));
+                assert_eq!(got, &w[..], "{title}: field {field} at n={n}");
+            }
+        }
+    }
+    assert_eq!(at, pi, "{title} must reach the end of the page");
+    assert!(want.is_empty(), "{title} lacks {:?}", want.keys());
+}
+
+#[test]
+fn body_tables_match_encoding() {
+    for p in [512usize, 4096] {
+        let leaf = format::leaf_capacity(p as u32);
+        let internal = format::internal_capacity(p as u32);
+        for n in [1, 2, 5, 7, leaf] {
+            check_body("Leaf body", 0, n, p);
+        }
+        for n in [1, 2, 5, 7, internal] {
+            check_body("Internal body", 1, n, p);
+        }
+    }
+    let s = spec();
+    for p in [512u32, 4096, 65536] {
+        let text = format!(
+            "P = {p}{}: {} and {}",
+            if p == 4096 { " (the default)" } else { "" },
+            format::leaf_capacity(p),
+            format::internal_capacity(p)
+        );
+        assert!(s.contains(&text), "spec §4.2 lacks {text:?}");
+    }
+}
+
+#[test]
+fn eytzinger_worked_example() {
+    let s = spec();
+    let t = table(&s, "The 7 keys in Eytzinger order");
+    let row = |name: &str| -> Vec<u64> {
+        if t.header[0] == name {
+            return t.header[1..].iter().map(|c| c.parse().unwrap()).collect();
+        }
+        let r = t
+            .rows
+            .iter()
+            .find(|r| r[0] == name)
+            .unwrap_or_else(|| panic!("no row {name:?}"));
+        r[1..].iter().map(|c| c.parse().unwrap()).collect()
+    };
+    let sorted = [10u64, 20, 30, 40, 50, 60, 70];
+    let stored = eytzinger(&sorted);
+    assert_eq!(stored, [40, 20, 60, 10, 30, 50, 70]);
+    assert_eq!(row("Stored index e"), (0..7).collect::<Vec<u64>>());
+    assert_eq!(row("Position k"), (1..8).collect::<Vec<u64>>());
+    assert_eq!(row("Key"), stored);
+    let mut perm = [0usize; 7];
+    eytzinger::permutation(&mut perm);
+    assert_eq!(
+        row("Sorted rank"),
+        perm.iter().map(|&r| r as u64).collect::<Vec<_>>()
+    );
+    assert!(s.contains("`[40, 20, 60, 10, 30, 50, 70]`"));
+
+    // The smaller examples named in the text.
+    assert_eq!(eytzinger(&['a', 'b', 'c', 'd']), ['c', 'b', 'd', 'a']);
+    assert_eq!(eytzinger(&['a', 'b']), ['b', 'a']);
+
+    // Table 6: replay the pseudo-code of §4.3 and compare with the code.
+    let t = table(&s, "Predecessor search in the 7-key example");
+    let (tc, pc, rc) = (t.col("Target t"), t.col("Path k"), t.col("Result"));
+    let keys: Vec<u64> = stored.iter().map(|k| k.to_le()).collect();
+    for r in &t.rows {
+        let target: u64 = r[tc].parse().unwrap();
+        let mut k = 1usize;
+        let mut path = vec![k];
+        while k <= stored.len() {
+            k = 2 * k + (stored[k - 1] <= target) as usize;
+            path.push(k);
+        }
+        assert_eq!(
+            ints(&r[pc]),
+            path.iter().map(|&x| x as u64).collect::<Vec<_>>()
+        );
+        let j = k >> (k.trailing_zeros() + 1);
+        let spec_answer = j.checked_sub(1);
+        let code = eytzinger::predecessor(&keys, target);
+        assert_eq!(code, spec_answer, "t={target}");
+        let want = sorted.iter().rev().find(|&&x| x <= target).copied();
+        assert_eq!(code.map(|e| stored[e]), want, "t={target}");
+        match code {
+            None => assert_eq!(r[rc], "none"),
+            Some(e) => assert_eq!(ints(&r[rc]), [e as u64, stored[e]], "row {r:?}"),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// §5: the checkpoint rule.
+
+/// Decodes a Rust byte-string literal `b"..."`.
+fn byte_string(lit: &str) -> Vec<u8> {
+    let body = lit
+        .strip_prefix("b\"")
+        .and_then(|l| l.strip_suffix('"'))
+        .unwrap_or_else(|| panic!("not a byte string: {lit:?}"));
+    let mut out = Vec::new();
+    let mut it = body.bytes();
+    while let Some(b) = it.next() {
+        if b != b'\\' {
+            out.push(b);
+            continue;
+        }
+        match it.next() {
+            Some(b'n') => out.push(b'\n'),
+            Some(b'r') => out.push(b'\r'),
+            Some(b't') => out.push(b'\t'),
+            Some(b'0') => out.push(0),
+            Some(b'\\') => out.push(b'\\'),
+            Some(b'"') => out.push(b'"'),
+            Some(b'x') => {
+                let h = [it.next().unwrap(), it.next().unwrap()];
+                out.push(u8::from_str_radix(std::str::from_utf8(&h).unwrap(), 16).unwrap());
+            }
+            e => panic!("unknown escape {e:?} in {lit:?}"),
+        }
+    }
+    out
+}
+
+#[test]
+fn checkpoint_examples() {
+    let t = table(&spec(), "Checkpoint examples");
+    let (sc, spc, cc, lc) = (
+        t.col("Source"),
+        t.col("Spacing"),
+        t.col("Checkpoints"),
+        t.col("Lines"),
+    );
+    for r in &t.rows {
+        let src = byte_string(strip_ticks(&r[sc]));
+        let spacing: u64 = r[spc].parse().unwrap();
+        let want: Vec<(u64, u64)> = ints(&r[cc]).chunks(2).map(|c| (c[0], c[1])).collect();
+        let lines: u64 = r[lc].parse().unwrap();
+        for page_size in [512, 4096] {
+            let opts = BuildOptions {
+                spacing,
+                page_size,
+                buffer_size: 3,
+            };
+            let v = build(&src, &opts);
+            assert_eq!(checkpoints(&v), want, "row {r:?}");
+            let sb = Superblock::decode(&v[..256]).unwrap();
+            assert_eq!(sb.line_count, lines, "row {r:?}: line count");
+            assert_eq!(sb.checkpoint_count, want.len() as u64);
+        }
+        // R-31: the line count of §2.
+        let newlines = src.iter().filter(|&&b| b == b'\n').count() as u64;
+        let extra = u64::from(src.last().is_some_and(|&b| b != b'\n'));
+        assert_eq!(newlines + extra, lines, "row {r:?}: §2 line count");
+    }
+}
+
+// ---------------------------------------------------------------------------
+// §10: the test vectors.
+
+#[test]
+fn vectors_match_the_code() {
+    let s = spec();
+    let vs = vectors(&s);
+    assert!(
+        vs.contains_key("V1") && vs.contains_key("V2"),
+        "spec §10 must hold vectors V1 and V2, has {:?}",
+        vs.keys()
+    );
+    for (name, v) in &vs {
+        let got = build(&v.source, &v.opts);
+        if got != v.sidecar {
+            panic!(
+                "vector {name}: the spec's bytes differ from the code's; the code gives:\n{}",
+                dump(&got)
+            );
+        }
+        // The output does not depend on the read buffer size (§10.1).
+        for buffer_size in [1, 7, 4096] {
+            let opts = BuildOptions {
+                buffer_size,
+                ..v.opts.clone()
+            };
+            assert_eq!(
+                build(&v.source, &opts),
+                v.sidecar,
+                "{name} buffer {buffer_size}"
+            );
+        }
+        // A vector is a valid sidecar that the reader opens (R-13, R-15).
+        let sb = Superblock::decode(&v.sidecar[..256]).expect("vector superblock");
+        assert_eq!(
+            sb.page_count as usize * sb.page_size as usize,
+            v.sidecar.len()
+        );
+        let index = Index::from_parts(
+            Box::new(MemSource::new(v.source.clone())),
+            Box::new(MemSource::new(v.sidecar.clone())),
+            (0, 0),
+            1 << 20,
+        )
+        .expect("open vector");
+        assert_eq!(index.verdict(), Verdict::Unchanged);
+        index.verify(true).expect("vector verifies");
+    }
+    // Vector V2 has an internal node, as §10.3 says.
+    let v2 = Superblock::decode(&vs["V2"].sidecar[..256]).unwrap();
+    assert_eq!((v2.height, v2.root_page, v2.page_count), (2, 3, 4));
+}
+
+/// Parses a `Bytes` cell: `` `aa bb` `` or `` `00` × N ``.
+fn bytes_cell(cell: &str) -> Vec<u8> {
+    if let Some((b, n)) = cell.split_once('×') {
+        let b = u8::from_str_radix(strip_ticks(b), 16).expect("byte");
+        return vec![b; n.trim().parse().expect("count")];
+    }
+    strip_ticks(cell)
+        .split_whitespace()
+        .map(|t| u8::from_str_radix(t, 16).expect("hex byte"))
+        .collect()
+}
+
+#[test]
+fn annotations_match_the_vectors() {
+    let s = spec();
+    let vs = vectors(&s);
+    let sb_table = table(&s, "Superblock layout");
+    let sb_offsets: BTreeMap<String, usize> = sb_table
+        .rows
+        .iter()
+        .map(|r| (strip_ticks(&r[3]).to_string(), r[0].parse().unwrap()))
+        .collect();
+    let hdr_table = table(&s, "Node page header");
+    let hdr_offsets: BTreeMap<String, usize> = hdr_table
+        .rows
+        .iter()
+        .map(|r| (strip_ticks(&r[3]).to_string(), r[0].parse().unwrap()))
+        .collect();
+    let anns = tables(&s, "Annotation of vector ");
+    assert!(anns.len() >= 4, "expected annotations of V1 and V2");
+    let mut annotated = BTreeSet::new();
+    for t in &anns {
+        let name = t
+            .caption
+            .split("Annotation of vector ")
+            .nth(1)
+            .and_then(|r| r.split([',', ' ']).next())
+            .expect("vector name");
+        let v = vs
+            .get(name)
+            .unwrap_or_else(|| panic!("{}: no vector {name}", t.caption));
+        annotated.insert(name.to_string());
+        let p = v.opts.page_size as usize;
+        let (oc, bc, fc, vc) = (
+            t.col("Offset"),
+            t.col("Bytes"),
+            t.col("Field"),
+            t.col("Value"),
+        );
+        for r in &t.rows {
+            let off = int(&r[oc]).expect("offset") as usize;
+            let want = bytes_cell(&r[bc]);
+            let got = &v.sidecar[off..off + want.len()];
+            assert_eq!(got, &want[..], "{}: row {r:?}", t.caption);
+            // A numeric value must be what the bytes say.
+            let first = r[vc].split_whitespace().next().unwrap_or("");
+            if let (Some(val), 1 | 2 | 4 | 8) = (int(first), want.len()) {
+                let mut w = [0u8; 8];
+                w[..want.len()].copy_from_slice(&want);
+                assert_eq!(u64::from_le_bytes(w), val, "{}: row {r:?}", t.caption);
+            }
+            // The field sits where tables 1-4 put it.
+            let field = strip_ticks(&r[fc]);
+            let (page, at) = (off / p, off % p);
+            if page == 0 {
+                if let Some(&o) = sb_offsets.get(field)
+                    && field != "reserved"
+                {
+                    assert_eq!(at, o, "{}: row {r:?}", t.caption);
+                }
+                continue;
+            }
+            if let Some(&o) = hdr_offsets.get(field) {
+                if field != "reserved" {
+                    assert_eq!(at, o, "{}: row {r:?}", t.caption);
+                }
+                continue;
+            }
+            if let Some((base, idx)) = field.split_once('[') {
+                let i: i64 = idx.trim_end_matches(']').parse().expect("index");
+                let pg = &v.sidecar[page * p..(page + 1) * p];
+                let n = u16::from_le_bytes([pg[6], pg[7]]) as i64;
+                let body = if pg[4] == 1 {
+                    "Leaf body"
+                } else {
+                    "Internal body"
+                };
+                let bt = table(&s, body);
+                let row = bt
+                    .rows
+                    .iter()
+                    .find(|b| strip_ticks(&b[3]) == base)
+                    .unwrap_or_else(|| panic!("{body} has no {base}"));
+                let elem = type_size(&row[2], 1).unwrap();
+                let o = eval(&row[0], n, p as i64) + i * elem;
+                assert_eq!(at as i64, o, "{}: row {r:?}", t.caption);
+                assert_eq!(want.len() as i64, elem, "{}: row {r:?}", t.caption);
+            }
+        }
+    }
+    for name in vs.keys() {
+        assert!(annotated.contains(name), "vector {name} is not annotated");
+    }
+}
+
+// ---------------------------------------------------------------------------
+// §6: the fingerprint.
+
+#[test]
+fn fingerprint_table() {
+    use lidx::ingest::fingerprint::{compute, verdict};
+    let t = table(&spec(), "What the fingerprint detects");
+    let (cc, vc) = (t.col("Case"), t.col("Verdict"));
+    let text = |len: usize| -> Vec<u8> {
+        (0..len)
+            .map(|i| {
+                if i % 61 == 60 {
+                    b'\n'
+                } else {
+                    b'a' + (i % 23) as u8
+                }
+            })
+            .collect()
+    };
+    let flip = |v: &mut Vec<u8>, at: usize| v[at] = if v[at] == b'#' { b'%' } else { b'#' };
+    let old_mtime = (1_700_000_000i64, 123_456_789u32);
+    let new_mtime = (1_700_000_100i64, 0u32);
+    let mut seen = BTreeSet::new();
+    for r in &t.rows {
+        let case = r[cc].as_str();
+        seen.insert(case.to_string());
+        let mut old = text(300_000);
+        if case == "F-12" {
+            old = text(100_000);
+        }
+        let n = old.len();
+        let mut now = old.clone();
+        let more = |v: &mut Vec<u8>| v.extend_from_slice(&text(5000));
+        let mtime = match case {
+            "F-1" => old_mtime,
+            "F-2" => new_mtime,
+            "F-3" => {
+                more(&mut now);
+                new_mtime
+            }
+            "F-4" => {
+                now.truncate(n - 1);
+                new_mtime
+            }
+            "F-5" => {
+                flip(&mut now, 1000);
+                old_mtime
+            }
+            "F-6" => {
+                flip(&mut now, n - 1000);
+                old_mtime
+            }
+            "F-7" => {
+                flip(&mut now, n / 2);
+                new_mtime
+            }
+            "F-8" => {
+                flip(&mut now, n / 2);
+                old_mtime
+            }
+            "F-9" => {
+                flip(&mut now, 1000);
+                more(&mut now);
+                new_mtime
+            }
+            "F-10" => {
+                flip(&mut now, n - 1000);
+                more(&mut now);
+                new_mtime
+            }
+            "F-11" => {
+                flip(&mut now, n / 2);
+                more(&mut now);
+                new_mtime
+            }
+            "F-12" => {
+                flip(&mut now, n / 2);
+                old_mtime
+            }
+            "F-13" => {
+                now.truncate(10);
+                now.extend_from_slice(&old[10..]);
+                now.extend_from_slice(b"more\n");
+                new_mtime
+            }
+            other => panic!("table 8 case {other} has no scenario in tests/spec.rs"),
+        };
+        let fp = compute(&MemSource::new(old.clone()), n as u64, old_mtime).unwrap();
+        let got = verdict(&fp, &MemSource::new(now), mtime).unwrap();
+        let want = match r[vc].split_whitespace().next() {
+            Some("unchanged") => Verdict::Unchanged,
+            Some("appended") => Verdict::Appended,
+            Some("rewritten") => Verdict::Rewritten,
+            v => panic!("bad verdict {v:?}"),
+        };
+        assert_eq!(got, want, "case {case}: {}", r[1]);
+    }
+    assert_eq!(seen.len(), 13, "table 8 cases: {seen:?}");
+
+    // R-40: what the fingerprint covers.
+    let src = text(200_000);
+    let fp = compute(&MemSource::new(src.clone()), 200_000, old_mtime).unwrap();
+    assert_eq!(fp.head_crc, format::crc32(&src[..65536]));
+    assert_eq!(fp.tail_crc, format::crc32(&src[200_000 - 65536..]));
+    assert_eq!(format::FINGERPRINT_BLOCK, 65536);
+    let fp = compute(&MemSource::new(Vec::new()), 0, (0, 0)).unwrap();
+    assert_eq!((fp.head_crc, fp.tail_crc), (0, 0));
+}
+
+// ---------------------------------------------------------------------------
+// §7: damage.
+
+#[derive(Debug, PartialEq)]
+enum Class {
+    NotAnIndex,
+    Version,
+    Feature,
+    Checksum,
+    Corrupt,
+}
+
+fn class(e: &Error) -> Class {
+    match e {
+        Error::NotAnIndex { .. } => Class::NotAnIndex,
+        Error::UnsupportedVersion { .. } => Class::Version,
+        Error::UnsupportedFeature { .. } => Class::Feature,
+        Error::ChecksumMismatch { .. } => Class::Checksum,
+        Error::Corrupt { .. } => Class::Corrupt,
+        other => panic!("unexpected error kind: {other}"),
+    }
+}
+
+/// Opens a sidecar over `source` and runs lookups that reach every page.
+fn open_and_query(source: &[u8], sidecar: Vec<u8>) -> (Result<(), Error>, Result<Vec<u64>, Error>) {
+    let index = match Index::from_parts(
+        Box::new(MemSource::new(source.to_vec())),
+        Box::new(MemSource::new(sidecar)),
+        (0, 0),
+        1 << 20,
+    ) {
+        Ok(i) => i,
+        Err(e) => return (Err(e), Ok(Vec::new())),
+    };
+    let mut answers = Vec::new();
+    let q = (|| {
+        for line in [0, 5, 30, 31, 35, 39] {
+            answers.push(index.checkpoint_for_line(line)?.offset);
+            answers.push(index.line_start(line)?);
+        }
+        for off in [0, 11, 62, 71, 79] {
+            answers.push(index.checkpoint_for_offset(off)?.line);
+            answers.push(index.line_at(off)?);
+        }
+        Ok(answers)
+    })();
+    (Ok(()), q)
+}
+
+#[test]
+fn damage_table() {
+    let s = spec();
+    let v = vectors(&s).remove("V2").expect("vector V2");
+    let p = v.opts.page_size as usize;
+    let (opened, baseline) = open_and_query(&v.source, v.sidecar.clone());
+    opened.unwrap();
+    let baseline = baseline.unwrap();
+    let t = table(&s, "Damage and the reader");
+    let (cc, wc, ac) = (t.col("Case"), t.col("Detected at"), t.col("Answer"));
+    let resb = |b: &mut Vec<u8>, f: &dyn Fn(&mut Superblock)| {
+        let mut sb = Superblock::decode(&b[..256]).unwrap();
+        f(&mut sb);
+        b[..256].copy_from_slice(&sb.encode());
+    };
+    let repage = |b: &mut Vec<u8>, id: usize, f: &dyn Fn(&mut [u8])| {
+        let page = &mut b[id * p..(id + 1) * p];
+        f(page);
+        format::seal_page(page);
+    };
+    // V2: page 1 = leaf (lines 0..31), page 2 = leaf (31..40), page 3 = root.
+    let mut seen = BTreeSet::new();
+    for r in &t.rows {
+        let case = r[cc].as_str();
+        seen.insert(case.to_string());
+        let mut b = v.sidecar.clone();
+        match case {
+            "D-1" => b.truncate(100),
+            "D-2" => b[1] = b'X',
+            "D-3" => b[8..10].copy_from_slice(&2u16.to_le_bytes()),
+            "D-4" => resb(&mut b, &|sb| sb.version_minor = 9),
+            "D-5" => b[230] ^= 0x40,
+            "D-6" => b[33] ^= 0x01,
+            "D-7" => resb(&mut b, &|sb| sb.incompat_features = 1),
+            "D-8" => resb(&mut b, &|sb| sb.compat_features = 1 << 31),
+            "D-9" => resb(&mut b, &|sb| sb.page_size = 768),
+            "D-10" => resb(&mut b, &|sb| sb.height = 0),
+            "D-11" => resb(&mut b, &|sb| sb.root_page = sb.page_count),
+            "D-12" => resb(&mut b, &|sb| {
+                sb.checkpoint_count = sb.leaf_count as u64 * 31 + 1
+            }),
+            "D-13" => b.truncate(b.len() - p),
+            "D-14" => b.extend_from_slice(&[0; 8]),
+            "D-15" => b[3 * p + 0x10] ^= 0x01,
+            "D-16" => b[2 * p + 500] ^= 0x01,
+            "D-17" => {
+                let leaf1 = b[p..2 * p].to_vec();
+                b[2 * p..3 * p].copy_from_slice(&leaf1);
+            }
+            "D-18" => repage(&mut b, 2, &|pg| pg[5] = 1),
+            "D-19" => repage(&mut b, 2, &|pg| {
+                pg[6..8].copy_from_slice(&0u16.to_le_bytes())
+            }),
+            "D-20" => repage(&mut b, 2, &|pg| {
+                pg[6..8].copy_from_slice(&32u16.to_le_bytes())
+            }),
+            "D-21" => repage(&mut b, 2, &|pg| pg[4] = 3),
+            // Root children[0] (at 0x30 in the page) is leaf 2.
+            "D-22" => repage(&mut b, 3, &|pg| {
+                pg[0x30..0x34].copy_from_slice(&3u32.to_le_bytes())
+            }),
+            "D-23" => repage(&mut b, 3, &|pg| {
+                pg[0x30..0x34].copy_from_slice(&4u32.to_le_bytes())
+            }),
+            "D-24" => repage(&mut b, 3, &|pg| {
+                pg[0x30..0x34].copy_from_slice(&0u32.to_le_bytes())
+            }),
+            "D-25" => resb(&mut b, &|sb| sb.height += 1),
+            "D-26" => b[300] ^= 0x01,
+            other => panic!("table 9 case {other} has no scenario in tests/spec.rs"),
+        }
+        let (opened, answers) = open_and_query(&v.source, b);
+        let answer = strip_ticks(&r[ac]);
+        let expect = match answer.split([' ', ':']).next().unwrap() {
+            "accepted" => None,
+            "not-an-index" => Some(Class::NotAnIndex),
+            "unsupported-version" => Some(Class::Version),
+            "unsupported-feature" => Some(Class::Feature),
+            "checksum-mismatch" => Some(Class::Checksum),
+            "corrupt" => Some(Class::Corrupt),
+            a => panic!("case {case}: unknown answer {a:?}"),
+        };
+        match (r[wc].as_str(), expect) {
+            (_, None) => {
+                assert!(opened.is_ok(), "case {case}: {opened:?}");
+                assert_eq!(answers.unwrap(), baseline, "case {case}: answers changed");
+            }
+            ("open", Some(want)) => {
+                let e = opened.expect_err(case);
+                assert_eq!(class(&e), want, "case {case}: {e}");
+            }
+            ("lookup", Some(want)) => {
+                assert!(opened.is_ok(), "case {case} must open: {opened:?}");
+                let e = answers.expect_err(case);
+                assert_eq!(class(&e), want, "case {case}: {e}");
+            }
+            (w, _) => panic!("case {case}: unknown detection point {w:?}"),
+        }
+    }
+    assert_eq!(seen.len(), 26, "table 9 cases: {seen:?}");
+}
+
+// ---------------------------------------------------------------------------
+// Requirement numbers.
+
+/// Requirement numbers referenced in `text` (`R-8..R-11` counts 8 to 11).
+fn referenced(text: &str) -> BTreeSet<u32> {
+    let mut out = BTreeSet::new();
+    let b = text.as_bytes();
+    let mut i = 0;
+    let num = |i: &mut usize| -> Option<u32> {
+        let s = *i;
+        while *i < b.len() && b[*i].is_ascii_digit() {
+            *i += 1;
+        }
+        std::str::from_utf8(&b[s..*i]).ok()?.parse().ok()
+    };
+    while i + 2 < b.len() {
+        let boundary = i == 0 || !b[i - 1].is_ascii_alphanumeric();
+        if boundary && &b[i..i + 2] == b"R-" && b[i + 2].is_ascii_digit() {
+            i += 2;
+            let a = num(&mut i).expect("number");
+            let rest = &text[i..];
+            let hi = ["..R-", " … R-", "..=R-"]
+                .iter()
+                .find_map(|sep| rest.strip_prefix(sep).map(|r| (sep.len(), r)))
+                .and_then(|(len, r)| {
+                    let d: String = r.chars().take_while(char::is_ascii_digit).collect();
+                    i += len + d.len();
+                    d.parse::<u32>().ok()
+                });
+            out.extend(a..=hi.unwrap_or(a));
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+fn defined(spec: &str) -> BTreeMap<u32, String> {
+    // A definition starts a paragraph or a list item with `**R-n**` and
+    // runs to the next blank line or list item.
+    let lines: Vec<&str> = spec.lines().collect();
+    let mut out = BTreeMap::new();
+    for (i, l) in lines.iter().enumerate() {
+        let t = l.trim_start();
+        let t = t.strip_prefix("- ").unwrap_or(t);
+        let Some(rest) = t.strip_prefix("**R-") else {
+            continue;
+        };
+        let n: String = rest.chars().take_while(char::is_ascii_digit).collect();
+        assert!(rest[n.len()..].starts_with("**"), "bad definition {l:?}");
+        let mut text = t.to_string();
+        for next in &lines[i + 1..] {
+            if next.trim().is_empty() || next.trim_start().starts_with("- ") {
+                break;
+            }
+            text.push('\n');
+            text.push_str(next);
+        }
+        let n: u32 = n.parse().unwrap();
+        assert!(out.insert(n, text).is_none(), "R-{n} defined twice");
+    }
+    out
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            rust_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+#[test]
+fn requirement_numbers() {
+    let s = spec();
+    let defs = defined(&s);
+    // Numbers the code relies on, and a word of what each one means.
+    for (n, word) in [
+        (1, "little-endian"),
+        (2, "reserved"),
+        (3, "magic"),
+        (4, "version_major"),
+        (6, "0..252"),
+        (7, "incompat_features"),
+        (8, "page_size"),
+        (9, "key_kind"),
+        (10, "height"),
+        (11, "checkpoint_count"),
+        (12, "65536"),
+        (13, "page_count × page_size"),
+        (14, "source_name_len"),
+        (15, "order"),
+        (20, "16-byte header"),
+        (21, "4..page_size"),
+        (30, "spacing"),
+        (41, "fingerprint"),
+        (52, "height"),
+        (60, "in place"),
+    ] {
+        let text = defs
+            .get(&n)
+            .unwrap_or_else(|| panic!("spec does not define R-{n}"));
+        let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(flat.contains(word), "R-{n} should mention {word:?}: {text}");
+    }
+    for n in referenced(&s) {
+        assert!(defs.contains_key(&n), "spec cites undefined R-{n}");
+    }
+    let mut files = Vec::new();
+    rust_files(&root().join("src"), &mut files);
+    for f in files {
+        let text = std::fs::read_to_string(&f).unwrap();
+        for n in referenced(&text) {
+            assert!(
+                defs.contains_key(&n),
+                "{} cites R-{n}, which the spec does not define",
+                f.display()
+            );
+        }
+    }
+    assert_eq!(
+        referenced("R-8..R-11 and R-3"),
+        BTreeSet::from([3, 8, 9, 10, 11])
+    );
+}
+
+// ---------------------------------------------------------------------------
+
+/// Prints the vectors of §10 in the spec's notation (for regenerating it).
+#[test]
+#[ignore]
+fn print_vectors() {
+    for (name, v) in vectors(&spec()) {
+        println!("```hex source={name}\n{}```\n", dump(&v.source));
+        println!(
+            "```hex sidecar={name} spacing={} page_size={}\n{}```\n",
+            v.opts.spacing,
+            v.opts.page_size,
+            dump(&build(&v.source, &v.opts))
+        );
+    }
+}
