@@ -81,8 +81,21 @@ fn bench_tree(n: u64) {
             black_box(index.checkpoint_for_offset(black_box(o)).unwrap());
         }
     });
+    // A viewer's pattern: each target near the previous one (scrolling,
+    // paging), so the path is mostly in CPU cache.
+    let mut near = Vec::with_capacity(Q);
+    let mut at = n / 2;
+    for _ in 0..Q {
+        at = (at + rng.next() % 2001).saturating_sub(1000).min(n - 1);
+        near.push(at);
+    }
+    let local = median_ns(5, Q, || {
+        for &l in &near {
+            black_box(index.checkpoint_for_line(black_box(l)).unwrap());
+        }
+    });
     println!(
-        "| {n:>11} | {:>6} | {} | {by_line:>8.1} | {by_off:>8.1} | {built:.1} s |",
+        "| {n:>11} | {:>6} | {} | {by_line:>8.1} | {by_off:>8.1} | {local:>8.1} | {built:.1} s |",
         index.superblock().page_count,
         index.superblock().height,
     );
@@ -123,6 +136,31 @@ fn bench_node(keys: usize) {
     );
 }
 
+/// Memory latency: a dependent pointer chase through `bytes` of memory in
+/// random order (one cache line per step). Independent support for what
+/// binds a random lookup in a sidecar of that size.
+fn chase(bytes: usize) -> f64 {
+    let n = bytes / 64;
+    let stride = 8; // u64s per 64-byte line
+    let mut order: Vec<usize> = (0..n).collect();
+    let mut rng = Rng(bytes as u64);
+    for i in (1..n).rev() {
+        order.swap(i, (rng.next() % (i as u64 + 1)) as usize);
+    }
+    let mut next = vec![0u64; n * stride];
+    for w in 0..n {
+        next[order[w] * stride] = (order[(w + 1) % n] * stride) as u64;
+    }
+    const STEPS: usize = 2_000_000;
+    let mut p = 0usize;
+    median_ns(3, STEPS, || {
+        for _ in 0..STEPS {
+            p = next[p] as usize;
+        }
+        black_box(p);
+    })
+}
+
 fn main() {
     let max: u64 = std::env::args()
         .skip(1)
@@ -138,8 +176,17 @@ fn main() {
     println!(
         "\nTree lookups with the cache warm, ns per lookup (median of 5 x 10^6 random targets):\n"
     );
-    println!("| checkpoints |  pages | height | line→cp | offset→cp | build |");
-    println!("|------------:|-------:|-------:|--------:|----------:|------:|");
+    println!("| checkpoints |  pages | height | line→cp | offset→cp | line→cp, nearby targets | build |");
+    println!("|------------:|-------:|-------:|--------:|----------:|--------:|------:|");
+    println!("\nMemory latency (dependent random loads, one per 64-byte line), ns per load:\n");
+    println!("| working set | ns/load |");
+    println!("|------------:|--------:|");
+    for mb in [1usize, 16, 1600] {
+        if (mb as u64) * 1_000_000 / 16_000 <= max {
+            println!("| {mb:>8} MB | {:>7.1} |", chase(mb << 20));
+        }
+    }
+    println!("\nTree lookups with the cache warm, ns per lookup (median of 5 x 10^6 targets):\n");
     let mut n = 10_000;
     while n <= max {
         bench_tree(n);

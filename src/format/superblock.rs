@@ -118,8 +118,11 @@ impl Superblock {
     /// Decodes and validates, in the order the spec gives (§3.2): length,
     /// magic, major version, CRC, feature bits, field sanity.
     pub fn decode(b: &[u8]) -> Result<Superblock, SuperblockError> {
-        if b.len() < SUPERBLOCK_LEN || b[0..8] != MAGIC {
+        if b.len() < MAGIC.len() || b[0..8] != MAGIC {
             return Err(SuperblockError::NotAnIndex);
+        }
+        if b.len() < SUPERBLOCK_LEN {
+            return Err(SuperblockError::Invalid(format!("truncated: {} of {SUPERBLOCK_LEN} superblock bytes", b.len())));
         }
         let u16_at = |o: usize| u16::from_le_bytes(b[o..o + 2].try_into().expect("2 bytes"));
         let u32_at = |o: usize| u32::from_le_bytes(b[o..o + 4].try_into().expect("4 bytes"));
@@ -138,6 +141,9 @@ impl Superblock {
             return Err(SuperblockError::Features(incompat & !INCOMPAT_KNOWN));
         }
         let name_len = b[112] as usize;
+        if name_len > SOURCE_NAME_MAX {
+            return Err(SuperblockError::Invalid(format!("source name length {name_len} exceeds {SOURCE_NAME_MAX}")));
+        }
         let sb = Superblock {
             version_major: major,
             version_minor: minor,
@@ -162,13 +168,13 @@ impl Superblock {
                 head_crc: u32_at(104),
                 tail_crc: u32_at(108),
             },
-            source_name: b[128..128 + name_len.min(SOURCE_NAME_MAX)].to_vec(),
+            source_name: b[128..128 + name_len].to_vec(),
         };
         sb.validate(u32_at(88))?;
         Ok(sb)
     }
 
-    /// Field sanity checks (R-8..R-11): everything a reader relies on before
+    /// Field sanity checks (R-8..R-12): everything a reader relies on before
     /// it allocates or follows a page number.
     fn validate(&self, fp_block: u32) -> Result<(), SuperblockError> {
         let bad = |what: String| Err(SuperblockError::Invalid(what));

@@ -396,6 +396,18 @@ impl Index {
             });
         }
         let cp = self.checkpoint_for_offset(offset)?;
+        // If the next line's start is itself a checkpoint (always the case
+        // after a line longer than the spacing), every offset before it is
+        // on line `cp.line`: no scan, however long that line is. Otherwise
+        // the lines between the two checkpoints are short and the scan stays
+        // within about two spacings.
+        if cp.line + 1 >= self.line_count() {
+            return Ok(cp.line); // the last line: nothing after it
+        }
+        let next = self.checkpoint_for_line(cp.line + 1)?;
+        if next.line == cp.line + 1 && offset < next.offset {
+            return Ok(cp.line);
+        }
         Ok(cp.line + self.count_newlines(cp.offset, offset)?)
     }
 
