@@ -17,7 +17,12 @@ struct Screen {
 impl Screen {
     fn show(&mut self, index: &Index, title: &str) -> lidx::Result<()> {
         index.read_lines(self.top..self.top + self.height, &mut self.buf)?;
-        println!("── {title}: lines {}..{} of {} ──", self.top + 1, self.top + self.buf.len() as u64, index.line_count());
+        println!(
+            "── {title}: lines {}..{} of {} ──",
+            self.top + 1,
+            self.top + self.buf.len() as u64,
+            index.line_count()
+        );
         for (i, line) in self.buf.iter().enumerate() {
             let text = String::from_utf8_lossy(line);
             let shown: String = text.chars().take(100).collect();
@@ -50,11 +55,19 @@ fn main() {
 
 fn run(args: &[String]) -> lidx::Result<()> {
     let line: u64 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(1).max(1);
-    let height: u64 = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(10).max(1);
+    let height: u64 = args
+        .get(3)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(10)
+        .max(1);
 
     // Open once: builds FILE.lidx on first use, afterwards reads its header.
     let index = Index::open_or_build(&args[1])?;
-    let mut screen = Screen { top: (line - 1).min(index.line_count().saturating_sub(1)), height, buf: LineBuf::new() };
+    let mut screen = Screen {
+        top: (line - 1).min(index.line_count().saturating_sub(1)),
+        height,
+        buf: LineBuf::new(),
+    };
 
     // Jump to a line.
     screen.show(&index, "goto")?;

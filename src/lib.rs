@@ -52,7 +52,7 @@
 //! ```
 
 #![deny(missing_docs)]
-#![deny(unsafe_code)]
+#![forbid(unsafe_code)]
 
 pub mod cache;
 mod error;
@@ -60,7 +60,6 @@ pub mod format;
 mod index;
 pub mod ingest;
 pub mod io;
-mod sys;
 pub mod tree;
 
 pub use error::{Error, Result};

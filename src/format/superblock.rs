@@ -122,7 +122,10 @@ impl Superblock {
             return Err(SuperblockError::NotAnIndex);
         }
         if b.len() < SUPERBLOCK_LEN {
-            return Err(SuperblockError::Invalid(format!("truncated: {} of {SUPERBLOCK_LEN} superblock bytes", b.len())));
+            return Err(SuperblockError::Invalid(format!(
+                "truncated: {} of {SUPERBLOCK_LEN} superblock bytes",
+                b.len()
+            )));
         }
         let u16_at = |o: usize| u16::from_le_bytes(b[o..o + 2].try_into().expect("2 bytes"));
         let u32_at = |o: usize| u32::from_le_bytes(b[o..o + 4].try_into().expect("4 bytes"));
@@ -142,7 +145,9 @@ impl Superblock {
         }
         let name_len = b[112] as usize;
         if name_len > SOURCE_NAME_MAX {
-            return Err(SuperblockError::Invalid(format!("source name length {name_len} exceeds {SOURCE_NAME_MAX}")));
+            return Err(SuperblockError::Invalid(format!(
+                "source name length {name_len} exceeds {SOURCE_NAME_MAX}"
+            )));
         }
         let sb = Superblock {
             version_major: major,

@@ -54,16 +54,6 @@ impl FileSource {
     pub fn file(&self) -> &File {
         &self.file
     }
-
-    /// Hints the kernel that the file will be read sequentially from
-    /// `offset` (larger readahead). Failure is ignored: it is only a hint.
-    pub fn advise_sequential(&self) {
-        use std::os::fd::AsRawFd;
-        // posix_fadvise is a pure hint on a valid descriptor; it cannot
-        // affect memory safety, and libc exposes it as a safe-to-call FFI
-        // function only through `unsafe`, so we call it via a tiny wrapper.
-        crate::sys::fadvise_sequential(self.file.as_raw_fd());
-    }
 }
 
 impl ReadAt for FileSource {
