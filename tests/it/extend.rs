@@ -1,0 +1,377 @@
+//! A source that grows is extended incrementally; the result must be the
+//! sidecar a fresh build of the final file writes (only the recorded mtime
+//! may differ), and every answer must match the model. Rewritten and shrunk
+//! sources are rebuilt.
+
+use crate::oracle::config;
+use crate::oracle::{Depth, Model, check_index, stored_checkpoints};
+use lidx::{Action, Index, OpenOptions, Verdict};
+use proptest::collection::vec;
+use proptest::prelude::*;
+use std::io::Write;
+use std::path::Path;
+
+/// Superblock byte ranges that hold the source's mtime (spec §3): the
+/// nanoseconds at 92..96 and the seconds at 96..104. The CRC at 252..256
+/// covers them, so it differs too.
+const MTIME: std::ops::Range<usize> = 92..104;
+const SB_CRC: std::ops::Range<usize> = 252..256;
+
+fn append(path: &Path, bytes: &[u8]) {
+    let mut f = std::fs::OpenOptions::new().append(true).open(path).unwrap();
+    f.write_all(bytes).unwrap();
+}
+
+/// Asserts that sidecars `got` (extended) and `want` (fresh) are identical
+/// except for the mtime fields and the superblock CRC.
+pub fn assert_same_sidecar(got: &[u8], want: &[u8], ctx: &str) {
+    assert_eq!(got.len(), want.len(), "{ctx}: sidecar sizes");
+    let sa = lidx::format::Superblock::decode(&got[..256]).expect("extended superblock");
+    let sb = lidx::format::Superblock::decode(&want[..256]).expect("fresh superblock");
+    let page = sa.page_size as usize;
+    let mut na = sa.clone();
+    na.fingerprint.mtime_sec = 0;
+    na.fingerprint.mtime_nsec = 0;
+    let mut nb = sb.clone();
+    nb.fingerprint.mtime_sec = 0;
+    nb.fingerprint.mtime_nsec = 0;
+    assert_eq!(na, nb, "{ctx}: superblocks (mtime aside)");
+    for i in 0..256 {
+        if !MTIME.contains(&i) && !SB_CRC.contains(&i) {
+            assert_eq!(got[i], want[i], "{ctx}: superblock byte {i}");
+        }
+    }
+    assert!(
+        got[256..page] == want[256..page],
+        "{ctx}: rest of page 0 differs"
+    );
+    if let Some(p) = (page..got.len())
+        .step_by(page)
+        .find(|&p| got[p..p + page] != want[p..p + page])
+    {
+        panic!("{ctx}: node page {} differs", p / page);
+    }
+    assert_eq!(stored_checkpoints(got), stored_checkpoints(want), "{ctx}");
+}
+
+/// A fresh build of `content` under the same basename, elsewhere.
+fn fresh_sidecar(content: &[u8], name: &str, spacing: u64, page_size: u32) -> Vec<u8> {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(name);
+    std::fs::write(&path, content).unwrap();
+    let o = OpenOptions::new()
+        .spacing(spacing)
+        .page_size(page_size)
+        .open(&path)
+        .unwrap();
+    assert_eq!(o.action, Action::Built);
+    std::fs::read(o.index.sidecar_path()).unwrap()
+}
+
+fn chunk() -> impl Strategy<Value = Vec<u8>> {
+    let line = prop_oneof![
+        4 => vec(prop_oneof![Just(b'a'), Just(b'\r'), Just(0u8), Just(0xfeu8)], 0..8),
+        1 => (20usize..900).prop_map(|n| vec![b'L'; n]),
+    ];
+    prop_oneof![
+        // Several lines, ending mid-line or with a newline.
+        6 => (vec(line, 1..25), any::<bool>()).prop_map(|(ls, nl)| {
+            let mut v = ls.join(&b'\n');
+            if nl {
+                v.push(b'\n');
+            }
+            if v.is_empty() {
+                v.push(b'\n');
+            }
+            v
+        }),
+        1 => Just(b"\n".to_vec()),
+        1 => Just(b"continued".to_vec()),
+        1 => (1usize..40).prop_map(|n| vec![b'\n'; n]),
+    ]
+}
+
+fn check_extensions(initial: &[u8], appends: &[Vec<u8>], spacing: u64, page_size: u32, seed: u64) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("grow.log");
+    std::fs::write(&path, initial).unwrap();
+    let first = OpenOptions::new()
+        .spacing(spacing)
+        .page_size(page_size)
+        .open(&path)
+        .unwrap();
+    assert_eq!(first.action, Action::Built);
+    drop(first);
+    let mut content = initial.to_vec();
+    for (step, bytes) in appends.iter().enumerate() {
+        append(&path, bytes);
+        content.extend_from_slice(bytes);
+        let ctx = format!(
+            "step {step}: +{} bytes -> {} bytes, spacing {spacing}, page {page_size}",
+            bytes.len(),
+            content.len()
+        );
+        // Strict opening refuses the grown source.
+        match Index::open(&path) {
+            Err(lidx::Error::Stale {
+                verdict: Verdict::Appended,
+                ..
+            }) => {}
+            other => panic!("{ctx}: strict open of a grown source gave {other:?}"),
+        }
+        // Default options (another spacing and page size): extended with
+        // the sidecar's own parameters.
+        let opened = OpenOptions::new().cache_bytes(1024).open(&path).unwrap();
+        assert_eq!(opened.action, Action::Extended, "{ctx}");
+        assert_eq!(opened.index.verdict(), Verdict::Unchanged, "{ctx}");
+        let m = Model::new(content.clone());
+        let depth = Depth {
+            all_lines_up_to: 600,
+            all_offsets_up_to: 3000,
+            samples: 300,
+            ranges: 10,
+        };
+        check_index(&opened.index, &m, spacing, depth, seed ^ step as u64, &ctx);
+        let got = std::fs::read(opened.index.sidecar_path()).unwrap();
+        let want = fresh_sidecar(&content, "grow.log", spacing, page_size);
+        assert_same_sidecar(&got, &want, &ctx);
+        assert_eq!(stored_checkpoints(&got), m.checkpoints(spacing), "{ctx}");
+        drop(opened);
+        // And it is fresh now.
+        assert_eq!(
+            OpenOptions::new().open(&path).unwrap().action,
+            Action::Opened,
+            "{ctx}"
+        );
+    }
+}
+
+proptest! {
+    #![proptest_config(config(32))]
+
+    #[test]
+    fn extension_equals_fresh_build(
+        initial in prop_oneof![1 => Just(Vec::new()), 4 => chunk()],
+        appends in vec(chunk(), 1..5),
+        spacing in prop_oneof![Just(1u64), 2u64..40, 40u64..2000, Just(1u64 << 40)],
+        page_size in prop_oneof![Just(512u32), Just(4096u32)],
+        seed: u64,
+    ) {
+        check_extensions(&initial, &appends, spacing, page_size, seed);
+    }
+}
+
+/// Growth that changes the tree's height: 1 → 2 → 3 levels at page size
+/// 512 and spacing 1, with appends that split a line and one that ends
+/// right after a line longer than the spacing.
+#[test]
+fn extension_across_tree_heights() {
+    let lines = |n: usize| b"ab\n".repeat(n);
+    let mut tail_long = b"half a li".to_vec();
+    tail_long.extend(b"ne\n");
+    let appends = vec![
+        lines(10),           // 20 -> 30 lines: height 1
+        b"partial".to_vec(), // a final line without newline
+        b" line done\n".to_vec(),
+        lines(40),        // height 2
+        vec![b'Z'; 5000], // a long final line without newline
+        b"\n".to_vec(),   // ... now terminated
+        lines(800),       // height 3
+        tail_long,
+    ];
+    check_extensions(&lines(20), &appends, 1, 512, 7);
+    check_extensions(&lines(20), &appends, 64, 512, 8);
+}
+
+/// An `Index` keeps answering for the bytes it indexed while its source
+/// grows underneath: the appended bytes stay invisible until reopening.
+#[test]
+fn open_index_ignores_later_growth() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("live.log");
+    std::fs::write(&path, b"one\ntwo\nthr").unwrap();
+    let index = Index::open_or_build(&path).unwrap();
+    append(&path, b"ee\nfour\n");
+    assert_eq!(index.line_count(), 3);
+    assert_eq!(index.line_span(2).unwrap(), 8..11);
+    let mut buf = lidx::LineBuf::new();
+    index.read_lines(0..10, &mut buf).unwrap();
+    assert_eq!(
+        buf.iter().collect::<Vec<_>>(),
+        [&b"one"[..], b"two", b"thr"]
+    );
+    let mut out = Vec::new();
+    assert_eq!(index.write_lines(2..3, true, &mut out).unwrap(), 1);
+    assert_eq!(out, b"3:thr");
+    let m = Model::new(b"one\ntwo\nthr".to_vec());
+    check_index(&index, &m, 65536, Depth::default(), 1, "before reopening");
+    drop(index);
+    let grown = Index::open_or_build(&path).unwrap();
+    let m = Model::new(b"one\ntwo\nthree\nfour\n".to_vec());
+    check_index(&grown, &m, 65536, Depth::default(), 2, "after reopening");
+}
+
+/// A rewritten source (same size, other bytes; shorter; longer with a
+/// changed head) is rebuilt, never extended, and answers match the model.
+#[test]
+fn rewritten_sources_are_rebuilt() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("r.txt");
+    std::fs::write(&path, b"aaaa\nbbbb\ncccc\n").unwrap();
+    let built = OpenOptions::new().spacing(2).open(&path).unwrap();
+    assert_eq!(built.action, Action::Built);
+    drop(built);
+    for (what, content) in [
+        ("same size", &b"aaaa\nbbXb\ncccc\n"[..]),
+        ("shorter", b"aaaa\n"),
+        ("longer, head changed", b"Xaaa\nbbbb\ncccc\ndddd\n"),
+        ("same size, same bytes", b"Xaaa\nbbbb\ncccc\ndddd\n"),
+        ("empty", b""),
+        ("grown from empty", b"\n\nx"),
+    ] {
+        // A different mtime even on coarse-grained filesystems.
+        std::fs::write(&path, content).unwrap();
+        let f = std::fs::File::options().write(true).open(&path).unwrap();
+        let t = std::time::SystemTime::now() + std::time::Duration::from_secs(what.len() as u64);
+        f.set_modified(t).unwrap();
+        drop(f);
+        let strict = Index::open(&path);
+        assert!(
+            matches!(strict, Err(lidx::Error::Stale { .. })),
+            "{what}: strict open gave {strict:?}"
+        );
+        let o = OpenOptions::new().open(&path).unwrap();
+        let expect = if what == "grown from empty" {
+            Action::Extended
+        } else {
+            Action::Rebuilt(Verdict::Rewritten)
+        };
+        assert_eq!(o.action, expect, "{what}");
+        // A rebuild takes the options' spacing (the default), an
+        // extension keeps the old one (the one of the "empty" rebuild).
+        let m = Model::new(content.to_vec());
+        check_index(&o.index, &m, 65536, Depth::default(), 3, what);
+    }
+}
+
+/// The superblock keeps at most 96 bytes of the source's basename; a file
+/// with a longer name, rewritten, is still recognised as the sidecar's own
+/// file (and rebuilt), not refused as another file's.
+#[test]
+fn rewritten_source_with_a_long_name_is_rebuilt() {
+    let dir = tempfile::tempdir().unwrap();
+    for len in [95usize, 96, 97, 120, 250] {
+        let name = format!("{}.log", "n".repeat(len - 4));
+        let path = dir.path().join(&name);
+        std::fs::write(&path, b"a\nb\n").unwrap();
+        assert_eq!(
+            OpenOptions::new().open(&path).unwrap().action,
+            Action::Built
+        );
+        std::fs::write(&path, b"c\nd\ne\n").unwrap();
+        let f = std::fs::File::options().write(true).open(&path).unwrap();
+        f.set_modified(std::time::SystemTime::now() + std::time::Duration::from_secs(3))
+            .unwrap();
+        drop(f);
+        match OpenOptions::new().open(&path) {
+            Ok(o) => {
+                assert_eq!(
+                    o.action,
+                    Action::Rebuilt(Verdict::Rewritten),
+                    "name of {len} bytes"
+                );
+                assert_eq!(o.index.line_count(), 3);
+            }
+            Err(e) => panic!("name of {len} bytes: {e}"),
+        }
+    }
+}
+
+/// The source shrinks under an open `Index`: every query is the answer for
+/// the indexed bytes or an error; never a panic, never another answer.
+#[test]
+fn source_shrinking_under_an_open_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("shrink.log");
+    let mut rng = crate::oracle::Rng::new(44);
+    let data = crate::oracle::random_text(&mut rng, 4000, 30, true);
+    std::fs::write(&path, &data).unwrap();
+    let m = Model::new(data.clone());
+    let index = OpenOptions::new().spacing(512).open(&path).unwrap().index;
+    let f = std::fs::File::options().write(true).open(&path).unwrap();
+    f.set_len(data.len() as u64 / 2).unwrap();
+    drop(f);
+    let changed = |e: &lidx::Error| {
+        matches!(
+            e,
+            lidx::Error::SourceChanged { .. } | lidx::Error::Io { .. }
+        )
+    };
+    let mut errors = 0;
+    let n = m.line_count();
+    for l in (0..n).step_by(7) {
+        match index.line_span(l) {
+            Ok(span) => assert_eq!(span, m.span(l), "line {l}"),
+            Err(e) => {
+                assert!(changed(&e), "{e:?}");
+                errors += 1;
+            }
+        }
+    }
+    for o in (0..m.len()).step_by(331) {
+        match index.line_at(o) {
+            Ok(l) => assert_eq!(l, m.line_at(o).unwrap(), "offset {o}"),
+            Err(e) => assert!(changed(&e), "{e:?}"),
+        }
+    }
+    let mut buf = lidx::LineBuf::new();
+    for r in [0..n, n / 2..n, n - 3..n, 0..10] {
+        match index.read_lines(r.clone(), &mut buf) {
+            Ok(k) => {
+                assert_eq!(k as u64, r.end - r.start);
+                assert_eq!(buf.bytes(), m.bytes(m.lines_span(&r)));
+            }
+            Err(e) => assert!(changed(&e), "{r:?}: {e:?}"),
+        }
+        let mut out = Vec::new();
+        match index.write_lines(r.clone(), false, &mut out) {
+            Ok(_) => assert_eq!(out, m.render(&r, false)),
+            Err(e) => assert!(changed(&e), "{r:?}: {e:?}"),
+        }
+    }
+    assert!(errors > 0, "no lookup noticed the missing half");
+    assert!(index.read_lines(0..n, &mut buf).is_err());
+}
+
+/// Progress reports during a build and an extension: bytes scanned so far
+/// out of the source size, never decreasing, ending at the size.
+#[test]
+fn progress_reports_end_at_the_source_size() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("p.log");
+    let mut rng = crate::oracle::Rng::new(45);
+    let data = crate::oracle::random_text(&mut rng, 60_000, 20, true);
+    std::fs::write(&path, &data).unwrap();
+    for (step, action) in [(0, Action::Built), (1, Action::Extended)] {
+        if step == 1 {
+            append(&path, &data[..100_000]);
+        }
+        let size = std::fs::metadata(&path).unwrap().len();
+        let mut seen: Vec<(u64, u64)> = Vec::new();
+        let o = OpenOptions::new()
+            .spacing(100)
+            .open_with_progress(&path, &mut |d, t| seen.push((d, t)))
+            .unwrap();
+        assert_eq!(o.action, action);
+        assert!(!seen.is_empty(), "{action:?}: no progress");
+        assert!(
+            seen.iter().all(|&(d, t)| t == size && d <= t),
+            "{action:?}: {seen:?}"
+        );
+        assert!(
+            seen.windows(2).all(|w| w[0].0 <= w[1].0),
+            "{action:?}: {seen:?}"
+        );
+        assert_eq!(seen.last().unwrap().0, size, "{action:?}");
+    }
+}

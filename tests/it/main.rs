@@ -1,0 +1,21 @@
+//! lidx integration tests: one binary, one module per concern.
+//!
+//! - [`oracle`]: the naive model (split the file on `\n`) and the checker
+//!   that asks an `Index` everything and compares.
+//! - [`props`]: property tests and edge-case tables against the model.
+//! - [`extend`]: incremental extension equals a fresh build, byte for byte.
+//! - [`big`]: offsets above 4 GiB; lookup cost bounded by the spacing.
+//! - [`threads`]: one `Index` shared by 8 threads under a tiny cache.
+//! - [`sidecar`]: damaged sidecars are errors, never wrong answers.
+//! - [`cli`]: the real binary against `sed`, `grep` and the model.
+//!
+//! Run with `cargo test --test it` (about 20 s in a debug build on 2 cores;
+//! the 4 GiB sparse-source scan in `big` is the longest single test).
+
+mod big;
+mod cli;
+mod extend;
+mod oracle;
+mod props;
+mod sidecar;
+mod threads;

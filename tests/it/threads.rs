@@ -1,0 +1,151 @@
+//! One `Index` shared by 8 threads through a page cache far smaller than
+//! the sidecar: every answer must match the model, and the cache must stay
+//! within its byte budget at all times.
+
+use crate::oracle::{Model, Rng, checkpoints_of, predecessor, random_text};
+use lidx::{Index, LineBuf, OpenOptions};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+fn assert_send_sync<T: Send + Sync>() {}
+
+#[test]
+fn eight_threads_small_cache() {
+    assert_send_sync::<Index>();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("shared.txt");
+    let mut rng = Rng::new(8);
+    // ~12000 lines at spacing 1 and page size 512: ~390 leaves, 3 levels.
+    let data = random_text(&mut rng, 12_000, 10, false);
+    std::fs::write(&path, &data).unwrap();
+    let m = Model::new(data);
+    let budget = 4096 * 4;
+    let opened = OpenOptions::new()
+        .spacing(1)
+        .page_size(512)
+        .cache_bytes(budget)
+        .open(&path)
+        .unwrap();
+    let index = opened.index;
+    let info = index.info();
+    assert_eq!(info.height, 3, "{info:?}");
+    assert!(info.pages > 300, "{info:?}");
+    let cps = checkpoints_of(&m.starts, m.len(), 1);
+    let stats = index.cache_stats();
+    assert!(stats.budget_bytes <= budget, "{stats:?}");
+    let over = AtomicBool::new(false);
+    let n = m.line_count();
+    let len = m.len();
+    std::thread::scope(|s| {
+        for t in 0..8u64 {
+            let (index, m, cps, over) = (&index, &m, &cps, &over);
+            s.spawn(move || {
+                let mut rng = Rng::new(100 + t);
+                let mut buf = LineBuf::new();
+                for i in 0..6000 {
+                    match rng.below(5) {
+                        0 => {
+                            let l = rng.below(n);
+                            assert_eq!(index.line_span(l).unwrap(), m.span(l), "thread {t}");
+                        }
+                        1 => {
+                            let o = rng.below(len);
+                            assert_eq!(index.line_at(o).unwrap(), m.line_at(o).unwrap());
+                        }
+                        2 => {
+                            let a = rng.below(n + 2);
+                            let r = a..a + rng.below(30);
+                            index.read_lines(r.clone(), &mut buf).unwrap();
+                            assert_eq!(buf.bytes(), m.bytes(m.lines_span(&r)), "{r:?}");
+                        }
+                        3 => {
+                            let a = rng.below(n);
+                            let r = a..a + rng.below(10);
+                            let mut out = Vec::new();
+                            index.write_lines(r.clone(), true, &mut out).unwrap();
+                            assert_eq!(out, m.render(&r, true), "{r:?}");
+                        }
+                        _ => {
+                            let o = rng.below(len);
+                            let got = index.checkpoint_for_offset(o).unwrap();
+                            assert_eq!(got, predecessor(cps, o, |c| c.offset));
+                            let l = rng.below(n);
+                            let got = index.checkpoint_for_line(l).unwrap();
+                            assert_eq!(got, predecessor(cps, l, |c| c.line));
+                        }
+                    }
+                    if i % 16 == 0 {
+                        let st = index.cache_stats();
+                        if st.resident_bytes > st.budget_bytes {
+                            over.store(true, Ordering::Relaxed);
+                        }
+                    }
+                }
+            });
+        }
+        // A watcher sampling the counters while the readers run.
+        s.spawn(|| {
+            for _ in 0..2000 {
+                let st = index.cache_stats();
+                if st.resident_bytes > budget || st.resident_bytes > st.budget_bytes {
+                    over.store(true, Ordering::Relaxed);
+                }
+                std::thread::yield_now();
+            }
+        });
+    });
+    let st = index.cache_stats();
+    assert!(!over.load(Ordering::Relaxed), "cache went over budget");
+    assert!(st.resident_bytes <= budget, "{st:?}");
+    assert!(st.evictions > 0, "the cache never evicted: {st:?}");
+    assert!(st.misses > st.evictions, "{st:?}");
+    // Still exact after all that churn.
+    for l in (0..n).step_by(97) {
+        assert_eq!(index.line_span(l).unwrap(), m.span(l));
+    }
+}
+
+/// The smallest cache there is (one page: a budget of 0 still holds one),
+/// fought over by 8 threads on a 3-level tree: answers stay exact.
+#[test]
+fn one_page_cache_under_contention() {
+    let mut rng = Rng::new(80);
+    let data = random_text(&mut rng, 3000, 8, true);
+    let m = Model::new(data.clone());
+    let opts = lidx::BuildOptions {
+        spacing: 1,
+        page_size: 512,
+        ..lidx::BuildOptions::default()
+    };
+    let sidecar = lidx::build_to_vec(&lidx::io::MemSource::new(data.clone()), &opts).unwrap();
+    let index = Index::from_parts(
+        Box::new(lidx::io::MemSource::new(data)),
+        Box::new(lidx::io::MemSource::new(sidecar)),
+        (0, 0),
+        0,
+    )
+    .unwrap();
+    assert_eq!(index.info().height, 3);
+    assert_eq!(index.cache_stats().budget_bytes, 512);
+    let n = m.line_count();
+    std::thread::scope(|s| {
+        for t in 0..8u64 {
+            let (index, m) = (&index, &m);
+            s.spawn(move || {
+                let mut rng = Rng::new(t);
+                for _ in 0..3000 {
+                    let l = rng.below(n);
+                    assert_eq!(index.line_span(l).unwrap(), m.span(l));
+                    let o = rng.below(m.len());
+                    assert_eq!(index.line_at(o).unwrap(), m.line_at(o).unwrap());
+                    let st = index.cache_stats();
+                    assert!(st.resident_bytes <= 512, "{st:?}");
+                }
+            });
+        }
+    });
+    assert!(
+        index.cache_stats().evictions > 1000,
+        "{:?}",
+        index.cache_stats()
+    );
+}
