@@ -657,7 +657,10 @@ fn superblock_decode_follows_section_3_2() {
     b[1] = b'X';
     b[8] = 2;
     assert_eq!(Superblock::decode(&b), Err(E::NotAnIndex));
-    assert!(matches!(Superblock::decode(&good[..255]), Err(E::Invalid(_))));
+    assert!(matches!(
+        Superblock::decode(&good[..255]),
+        Err(E::Invalid(_))
+    ));
     assert_eq!(Superblock::decode(&good[..7]), Err(E::NotAnIndex));
     let mut b = good;
     b[8] = 2; // major 2, CRC now wrong too

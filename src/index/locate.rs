@@ -44,7 +44,9 @@ pub fn cache_sidecar(source: &Path) -> Option<PathBuf> {
     Some(cache_dir()?.join(name))
 }
 
-/// True for the I/O errors that mean "you may not write there".
+/// True for the I/O errors that mean "you may not write there" (including
+/// a sidecar name too long for the file system: the cache directory's
+/// hashed names are short).
 pub fn is_permission_error(e: &crate::Error) -> bool {
     match e {
         crate::Error::Io { source, .. } => {

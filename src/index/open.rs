@@ -181,9 +181,10 @@ impl OpenOptions {
             }
         };
 
-        // Where a (re)build goes: the first existing sidecar that is ours
-        // to replace, else the default place.
-        let mut target: Option<PathBuf> = None;
+        // Phase 1: open every existing candidate; a fresh one wins (so a
+        // stale sidecar next to the source does not hide a fresh one that an
+        // earlier run wrote to the cache directory).
+        let mut found: Vec<(PathBuf, bool, Result<Index>)> = Vec::new();
         for (path, in_cache_dir) in &candidates {
             if !path.exists() {
                 continue;
@@ -196,58 +197,62 @@ impl OpenOptions {
                     self.cache_bytes,
                 )
             });
-            let index = match opened {
-                Ok(index) => index,
-                Err(e) if self.force || *in_cache_dir => {
-                    let _ = e;
-                    target.get_or_insert(path.clone());
-                    continue;
-                }
-                Err(e) => return Err(e),
-            };
-            if self.force {
-                target.get_or_insert(path.clone());
-                continue;
+            if !self.force && matches!(&opened, Ok(i) if i.verdict() == Verdict::Unchanged) {
+                let index = opened.expect("matched Ok");
+                return Ok(Opened {
+                    index,
+                    action: Action::Opened,
+                });
             }
-            match index.verdict() {
-                Verdict::Unchanged => {
-                    return Ok(Opened {
-                        index,
-                        action: Action::Opened,
-                    });
-                }
-                Verdict::Appended if self.refresh => {
-                    let sb = index.superblock().clone();
-                    let dest = self.writable(path, source, *in_cache_dir, |dest| {
-                        write_sidecar(dest, sb.page_size, |sink| {
-                            ingest::extend(&sb, index.cache(), &src, &info, sink, &mut |d| {
-                                progress(d, src.len())
+            found.push((path.clone(), *in_cache_dir, opened));
+        }
+
+        // Phase 2: act on the first existing candidate. Where a (re)build
+        // goes: that sidecar if it is ours to replace, else the default.
+        let mut target: Option<PathBuf> = None;
+        if let Some((path, in_cache_dir, opened)) = found.into_iter().next() {
+            match opened {
+                Err(_) | Ok(_) if self.force => target = Some(path.clone()),
+                Err(_) if in_cache_dir => target = Some(path.clone()),
+                Err(e) => return Err(e),
+                Ok(index) => match index.verdict() {
+                    Verdict::Unchanged => unreachable!("returned in phase 1"),
+                    Verdict::Appended if self.refresh => {
+                        let sb = index.superblock().clone();
+                        let dest = self.writable(&path, source, in_cache_dir, |dest| {
+                            write_sidecar(dest, sb.page_size, |sink| {
+                                ingest::extend(&sb, index.cache(), &src, &info, sink, &mut |d| {
+                                    progress(d, src.len())
+                                })
                             })
-                        })
-                    })?;
-                    return self.reopen(src, &dest, info.mtime, Action::Extended);
-                }
-                verdict => {
-                    let built_for = &index.superblock().source_name;
-                    if verdict == Verdict::Rewritten
-                        && !built_for.is_empty()
-                        && *built_for != info.name
-                    {
-                        return Err(Error::Foreign {
-                            sidecar: path.clone(),
-                            built_for: String::from_utf8_lossy(built_for).into_owned(),
-                        });
+                        })?;
+                        return self.reopen(src, &dest, info.mtime, Action::Extended);
                     }
-                    if !self.refresh {
-                        return Err(Error::Stale {
-                            source_path: source.to_path_buf(),
-                            sidecar: path.clone(),
-                            verdict,
-                        });
+                    verdict => {
+                        let built_for = &index.superblock().source_name;
+                        let name =
+                            &info.name[..info.name.len().min(crate::format::SOURCE_NAME_MAX)];
+                        if verdict == Verdict::Rewritten
+                            && !built_for.is_empty()
+                            && built_for != name
+                        {
+                            return Err(Error::Foreign {
+                                sidecar: path.clone(),
+                                built_for: String::from_utf8_lossy(built_for).into_owned(),
+                            });
+                        }
+                        if !self.refresh {
+                            return Err(Error::Stale {
+                                source_path: source.to_path_buf(),
+                                sidecar: path.clone(),
+                                verdict,
+                            });
+                        }
+                        let dest =
+                            self.rebuild(&src, &info, &path, source, in_cache_dir, progress)?;
+                        return self.reopen(src, &dest, info.mtime, Action::Rebuilt(verdict));
                     }
-                    let dest = self.rebuild(&src, &info, path, source, *in_cache_dir, progress)?;
-                    return self.reopen(src, &dest, info.mtime, Action::Rebuilt(verdict));
-                }
+                },
             }
         }
         let (path, in_cache_dir) = match target {

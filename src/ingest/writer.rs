@@ -27,21 +27,30 @@ pub struct AtomicFile {
 
 static COUNTER: AtomicU32 = AtomicU32::new(0);
 
-fn temp_prefix(dest: &Path) -> String {
-    let name = dest
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    format!(".{name}.tmp-")
+/// `.NAME.tmp-` for a sidecar named NAME, with NAME cut to 200 bytes so the
+/// temp name stays under the usual 255-byte file name limit.
+fn temp_prefix(dest: &Path) -> Vec<u8> {
+    use std::os::unix::ffi::OsStrExt;
+    let name = dest.file_name().map(|n| n.as_bytes()).unwrap_or_default();
+    let mut p = b".".to_vec();
+    p.extend_from_slice(&name[..name.len().min(200)]);
+    p.extend_from_slice(b".tmp-");
+    p
+}
+
+fn temp_path(dest: &Path, pid: u32, n: u32) -> PathBuf {
+    use std::os::unix::ffi::OsStringExt;
+    let mut name = temp_prefix(dest);
+    name.extend_from_slice(format!("{pid}-{n}").as_bytes());
+    parent_dir(dest).join(std::ffi::OsString::from_vec(name))
 }
 
 impl AtomicFile {
     /// Creates the temp file next to `dest` and reserves page 0.
     pub fn create(dest: &Path, page_size: u32) -> Result<AtomicFile> {
-        let dir = parent_dir(dest);
         remove_stale_temps(dest);
         let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let tmp = dir.join(format!("{}{}-{n}", temp_prefix(dest), std::process::id()));
+        let tmp = temp_path(dest, std::process::id(), n);
         let file = OpenOptions::new()
             .write(true)
             .create_new(true)
@@ -119,8 +128,13 @@ fn remove_stale_temps(dest: &Path) {
         return;
     };
     for entry in dir.flatten() {
+        use std::os::unix::ffi::OsStrExt;
         let name = entry.file_name();
-        let Some(rest) = name.to_str().and_then(|n| n.strip_prefix(&prefix)) else {
+        let rest = name
+            .as_bytes()
+            .strip_prefix(&prefix[..])
+            .and_then(|r| std::str::from_utf8(r).ok());
+        let Some(rest) = rest else {
             continue;
         };
         let Some(pid) = rest.split('-').next().and_then(|p| p.parse::<u32>().ok()) else {

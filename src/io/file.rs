@@ -19,6 +19,12 @@ pub struct FileSource {
 impl FileSource {
     /// Opens `path` read-only and records its current length.
     pub fn open(path: &Path) -> Result<FileSource> {
+        // Check the type before opening: opening a FIFO blocks until a
+        // writer appears.
+        let pre = std::fs::metadata(path).map_err(|e| Error::io("open", path, e))?;
+        if !pre.is_file() && !pre.is_dir() {
+            return Err(not_regular(path));
+        }
         let file = File::open(path).map_err(|e| Error::io("open", path, e))?;
         let meta = file.metadata().map_err(|e| Error::io("stat", path, e))?;
         if meta.is_dir() {
@@ -29,10 +35,7 @@ impl FileSource {
             ));
         }
         if !meta.is_file() {
-            return Err(Error::InvalidArgument(format!(
-                "{}: not a regular file (pipes and devices cannot be indexed)",
-                path.display()
-            )));
+            return Err(not_regular(path));
         }
         Ok(FileSource {
             file,
@@ -54,6 +57,13 @@ impl FileSource {
     pub fn file(&self) -> &File {
         &self.file
     }
+}
+
+fn not_regular(path: &Path) -> Error {
+    Error::InvalidArgument(format!(
+        "{}: not a regular file (pipes and devices cannot be indexed)",
+        path.display()
+    ))
 }
 
 impl ReadAt for FileSource {
