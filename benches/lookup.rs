@@ -176,7 +176,9 @@ fn main() {
     println!(
         "\nTree lookups with the cache warm, ns per lookup (median of 5 x 10^6 random targets):\n"
     );
-    println!("| checkpoints |  pages | height | line→cp | offset→cp | line→cp, nearby targets | build |");
+    println!(
+        "| checkpoints |  pages | height | line→cp | offset→cp | line→cp, nearby targets | build |"
+    );
     println!("|------------:|-------:|-------:|--------:|----------:|--------:|------:|");
     println!("\nMemory latency (dependent random loads, one per 64-byte line), ns per load:\n");
     println!("| working set | ns/load |");

@@ -17,7 +17,7 @@
 //! ```
 //!
 //! Layers, each a module, dependencies pointing one way:
-//! - [`format`]: pure encode/decode of the on-disk bytes (superblock, node
+//! - [`mod@format`]: pure encode/decode of the on-disk bytes (superblock, node
 //!   pages, Eytzinger order). Specified in `format-spec/sidecar-v1.md`.
 //! - [`io`]: positional reads (`pread`), the only place that reads files.
 //! - [`cache`]: the S3-FIFO page cache with a hard byte budget.

@@ -1,6 +1,6 @@
 //! Ingest: one sequential pass over the source that writes a sidecar.
 //!
-//! [`scan`] turns source bytes into checkpoints, [`build`] bulk-loads them
+//! [`scan`] turns source bytes into checkpoints, [`mod@build`] bulk-loads them
 //! into B+tree pages, [`writer`] puts the pages on disk crash-safely, and
 //! [`fingerprint`] binds the sidecar to its source. Reads are `pread`s of a
 //! fixed reused buffer ([`BUFFER_SIZE`], chosen by measurement; see
@@ -190,7 +190,7 @@ pub fn build(
 /// Builds a sidecar for `src`, which has grown since `old` (a verified
 /// sidecar of its prefix, read through `cache`) was built: copies the old
 /// checkpoints and scans only from the last of them. The result equals a
-/// fresh [`build`] with the old spacing and page size.
+/// fresh [`build()`] with the old spacing and page size.
 pub fn extend(
     old: &Superblock,
     cache: &PageCache,

@@ -5,7 +5,7 @@
 //! in-node loop is monomorphised with no dynamic dispatch. Descent is bounded
 //! by the stored height and checks every child's level and page number, so a
 //! damaged tree (a node pointing to itself, to its parent, out of range)
-//! yields [`Error::Corrupt`](crate::Error::Corrupt), never a loop or a panic.
+//! yields [`crate::Error::Corrupt`], never a loop or a panic.
 
 use crate::cache::{Page, PageCache};
 use crate::error::{Error, Result};
