@@ -52,6 +52,7 @@ GREPC=$(grep -a -c '' "$F")
 echo "Line count: $LINES (equal to grep -a -c '')"
 echo
 
+if [ -z "${SKIP_INGEST:-}" ]; then
 echo "## 1. Ingest"
 echo
 cat "$F" >/dev/null
@@ -71,12 +72,16 @@ echo
 RSS=$( { /usr/bin/time -f '%M' "$LIDX" index -q --force "$F"; } 2>&1 | tail -1 )
 echo "Peak RSS of the ingest: $RSS KiB"
 echo
+fi
 
 echo "## 2. Goto line (whole process)"
 echo
+echo "Outputs are checked identical to \`sed -n 'Np'\` and \`tail -n +N | head -1\` first. (GNU sed's"
+echo "\`Np;Nq\` adds a newline to a last line that has none, so it is timed, not compared.)"
+echo
 MID=$((LINES / 2))
 for N in $MID $LINES; do
-  A=$("$LIDX" lines "$F" "$N" | md5sum); B=$(sed -n "${N}p;${N}q" "$F" | md5sum); C=$(tail -n +"$N" "$F" | head -1 | md5sum)
+  A=$("$LIDX" lines "$F" "$N" | md5sum); B=$(sed -n "${N}p" "$F" | md5sum); C=$( (tail -n +"$N" "$F" || true) | head -1 | md5sum)
   [ "$A" = "$B" ] && [ "$A" = "$C" ] || { echo "MISMATCH at line $N"; exit 1; }
   hf --warmup 5 --runs 50 "$LIDX lines $F $N"
   LW=$(median 0)

@@ -161,6 +161,40 @@ fn chase(bytes: usize) -> f64 {
     })
 }
 
+/// Cost of a page-cache hit alone: `with_page` on resident pages.
+fn bench_hit() -> f64 {
+    let index = index_with(64 * 255);
+    let cache = lidx::cache::PageCache::new(
+        Box::new(MemSource::new(
+            lidx::build_to_vec(
+                &MemSource::new(b"x\n".repeat(64 * 255)),
+                &BuildOptions {
+                    spacing: 1,
+                    ..BuildOptions::default()
+                },
+            )
+            .unwrap(),
+        )),
+        4096,
+        index.superblock().page_count,
+        1 << 20,
+    );
+    let pages = index.superblock().page_count;
+    let mut rng = Rng(7);
+    const Q: usize = 1_000_000;
+    let ids: Vec<u32> = (0..Q)
+        .map(|_| 1 + (rng.next() % (pages as u64 - 1)) as u32)
+        .collect();
+    for &id in &ids {
+        assert_eq!(cache.with_page(id, |p| p.id()).unwrap(), id);
+    }
+    median_ns(5, Q, || {
+        for &id in &ids {
+            black_box(cache.with_page(black_box(id), |p| p.id()).unwrap());
+        }
+    })
+}
+
 fn main() {
     let max: u64 = std::env::args()
         .skip(1)
@@ -173,13 +207,6 @@ fn main() {
     for k in [31, 204, 255, 4096] {
         bench_node(k);
     }
-    println!(
-        "\nTree lookups with the cache warm, ns per lookup (median of 5 x 10^6 random targets):\n"
-    );
-    println!(
-        "| checkpoints |  pages | height | line→cp | offset→cp | line→cp, nearby targets | build |"
-    );
-    println!("|------------:|-------:|-------:|--------:|----------:|--------:|------:|");
     println!("\nMemory latency (dependent random loads, one per 64-byte line), ns per load:\n");
     println!("| working set | ns/load |");
     println!("|------------:|--------:|");
@@ -188,7 +215,14 @@ fn main() {
             println!("| {mb:>8} MB | {:>7.1} |", chase(mb << 20));
         }
     }
-    println!("\nTree lookups with the cache warm, ns per lookup (median of 5 x 10^6 targets):\n");
+    println!(
+        "\nPage-cache hit (with_page on a resident page, random among 64), ns per call: {:.1}",
+        bench_hit()
+    );
+    println!("\nTree lookups with the cache warm, ns per lookup (median of 5 x 10^6 targets;");
+    println!("'nearby' = each target within ±1000 lines of the previous, as a viewer scrolls):\n");
+    println!("| checkpoints |  pages | height | line→cp | offset→cp | line→cp, nearby | build |");
+    println!("|------------:|-------:|-------:|--------:|----------:|----------------:|------:|");
     let mut n = 10_000;
     while n <= max {
         bench_tree(n);

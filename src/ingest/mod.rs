@@ -162,14 +162,28 @@ pub fn build(
     progress: &mut dyn FnMut(u64),
 ) -> Result<Superblock> {
     opts.validate()?;
-    let size = src.len();
     let first = Checkpoint { line: 0, offset: 0 };
     let mut tree = TreeBuilder::new(opts.page_size);
     tree.push(first, sink)?;
-    let mut scanner = Scanner::resume(first, opts.spacing, size);
+    resume_and_finish(src, info, opts, tree, first, sink, progress)
+}
+
+/// Scans `src` from checkpoint `from` (already in `tree`) to its end, then
+/// fingerprints the source and writes the upper levels of the tree.
+fn resume_and_finish(
+    src: &dyn ReadAt,
+    info: &SourceInfo,
+    opts: &BuildOptions,
+    mut tree: TreeBuilder,
+    from: Checkpoint,
+    sink: &mut impl PageSink,
+    progress: &mut dyn FnMut(u64),
+) -> Result<Superblock> {
+    let size = src.len();
+    let mut scanner = Scanner::resume(from, opts.spacing, size);
     let last = scan_range(
         src,
-        0,
+        from.offset,
         &mut scanner,
         &mut tree,
         sink,
@@ -205,7 +219,6 @@ pub fn extend(
         buffer_size: BUFFER_SIZE,
     };
     opts.validate()?;
-    let size = src.len();
     let mut tree = TreeBuilder::new(opts.page_size);
     let corrupt = |page: u32, what: String| Error::corrupt(cache.file().path(), page as u64, what);
     for id in old.first_leaf..=old.last_leaf {
@@ -228,23 +241,5 @@ pub fn extend(
             "last checkpoint beyond the indexed size".into(),
         ));
     }
-    let mut scanner = Scanner::resume(last_cp, opts.spacing, size);
-    let last = scan_range(
-        src,
-        last_cp.offset,
-        &mut scanner,
-        &mut tree,
-        sink,
-        opts.buffer_size,
-        progress,
-    )?;
-    let fp = fingerprint::compute(src, size, info.mtime)?;
-    finish(
-        tree,
-        sink,
-        &opts,
-        line_count(scanner.newlines(), size, last),
-        fp,
-        &info.name,
-    )
+    resume_and_finish(src, info, &opts, tree, last_cp, sink, progress)
 }
