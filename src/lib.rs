@@ -24,6 +24,7 @@
 //! - [`tree`]: B+tree descent, generic over the key column.
 //! - [`ingest`]: the newline scan, the bulk loader, crash-safe writing.
 //! - [`Index`]: opening, freshness checks, line/offset queries.
+//! - [`search`]: grep over line ranges, parallel across checkpoints.
 //!
 //! # Conventions
 //!
@@ -60,6 +61,7 @@ pub mod format;
 mod index;
 pub mod ingest;
 pub mod io;
+pub mod search;
 pub mod tree;
 
 pub use error::{Error, Result};

@@ -4,6 +4,8 @@
 //! 2 (error, one line on stderr naming the file and the problem).
 
 mod count;
+mod grep;
+mod grep_printer;
 mod index;
 mod info;
 mod line_at;
@@ -38,6 +40,9 @@ enum Command {
     LineAt(line_at::LineAtArgs),
     /// Describe FILE's sidecar: lines, sizes, checkpoints, pages, freshness.
     Info(info::InfoArgs),
+    /// Search lines matching a regex, restricted to line or byte ranges,
+    /// in parallel, with exact line numbers (ripgrep-compatible output).
+    Grep(grep::GrepArgs),
     /// Check every page CRC, the tree and the fingerprint (--full: re-scan
     /// the source and compare every checkpoint).
     Verify(verify::VerifyArgs),
@@ -91,6 +96,7 @@ pub fn run() -> Status {
         Command::LineAt(a) => line_at::run(a),
         Command::Info(a) => info::run(a),
         Command::Verify(a) => verify::run(a),
+        Command::Grep(a) => grep::run(a),
     };
     match result {
         Ok(status) => status,
