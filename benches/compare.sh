@@ -10,7 +10,10 @@
 #   2. goto a middle and the last line: `lidx lines` (whole process) vs
 #      `sed -n 'Np;Nq'` vs `tail -n +N | head -1`, outputs checked identical;
 #   3. sidecar size as a fraction of the source;
-#   4. the in-process benches (tree lookups, hit ratios).
+#   4. lidx grep vs rg and GNU grep: whole file (-c, -n, -i), --lines over 1%
+#      vs rg over the whole file and vs sed -n 'A,Bp' | rg, -m 10, cold;
+#   5-6. the in-process benches (tree lookups, hit ratios).
+# SKIP_INGEST=1, SKIP_GOTO=1, SKIP_GREP=1, SKIP_INPROC=1 leave sections out.
 # Timings are hyperfine medians; ratios are baseline/lidx (>1: lidx faster).
 # Needs: hyperfine, python3, GNU time (apt-get install hyperfine time).
 set -euo pipefail
@@ -36,7 +39,7 @@ EVICT="python3 benches/evict.py"
 median() { python3 -c "import json,sys; r=json.load(open('$JSON'))['results']; print(r[int(sys.argv[1])]['median'])" "$1"; }
 ratio() { python3 -c "import sys; print(f'{float(sys.argv[1])/float(sys.argv[2]):.2f}')" "$1" "$2"; }
 ms() { python3 -c "import sys; print(f'{float(sys.argv[1])*1000:.2f} ms')" "$1"; }
-hf() { hyperfine -N --style none --export-json "$JSON" "$@" >/dev/null 2>&1 || hyperfine -N --export-json "$JSON" "$@"; }
+hf() { hyperfine -N --output=pipe --style none --export-json "$JSON" "$@" >/dev/null 2>&1 || hyperfine -N --output=pipe --export-json "$JSON" "$@"; }
 
 {
 echo "# lidx benchmark — $(date -u +%Y-%m-%d), $(nproc) cores, $(lscpu | sed -n 's/Model name: *//p'), $(free -g | awk '/Mem/{print $2}') GiB RAM"
@@ -74,6 +77,7 @@ echo "Peak RSS of the ingest: $RSS KiB"
 echo
 fi
 
+if [ -z "${SKIP_GOTO:-}" ]; then
 echo "## 2. Goto line (whole process)"
 echo
 echo "Outputs are checked identical to \`sed -n 'Np'\` and \`tail -n +N | head -1\` first. (GNU sed's"
@@ -89,14 +93,54 @@ for N in $MID $LINES; do
   LC=$(median 0)
   hf --runs 3 "sed -n ${N}p;${N}q $F"
   S=$(median 0)
-  hyperfine --style none --export-json "$JSON" --runs 3 "tail -n +$N $F | head -1" >/dev/null 2>&1
+  hyperfine --output=pipe --style none --export-json "$JSON" --runs 3 "tail -n +$N $F | head -1" >/dev/null 2>&1
   T=$(median 0)
   echo "| line $N | lidx warm | lidx cold | sed -n 'Np;Nq' | tail -n +N \| head -1 | sed/lidx warm |"
   echo "|---|---:|---:|---:|---:|---:|"
   echo "| median | $(ms "$LW") | $(ms "$LC") | $(ms "$S") | $(ms "$T") | $(ratio "$S" "$LW") |"
   echo
 done
+fi
 
+
+if [ -z "${SKIP_GREP:-}" ] && command -v rg >/dev/null; then
+echo "## 4. Search (lidx grep vs ripgrep 'rg' and GNU grep)"
+echo
+W=latency          # frequent: in most lines
+R=payload=4242     # rare, a required literal
+A=$((LINES / 2)); B=$((A + LINES / 100 - 1))
+same() { cmp -s <(eval "$1") <(eval "$2") || { echo "MISMATCH: $1 vs $2"; exit 1; }; }
+same "$LIDX grep -c $W $F" "rg -c $W $F"
+same "$LIDX grep -n $R $F" "rg -n $R $F"
+same "$LIDX grep -n -i 'ERROR.*TIMEOUT=99' $F" "rg -n -i 'ERROR.*TIMEOUT=99' $F"
+same "$LIDX grep -N --lines $A:$B $R $F" "sed -n '${A},${B}p' $F | rg $R"
+echo "Outputs checked identical (lidx vs rg, and --lines vs sed -n 'A,Bp' | rg)."
+echo
+echo "| warm, median of 5 | lidx | baseline | baseline / lidx |"
+echo "|---|---:|---:|---:|"
+row() { local L B; hf --warmup 1 --runs 5 "$2" "$3"; L=$(median 0); B=$(median 1); echo "| $1 | $(ms "$L") | $(ms "$B") | $(ratio "$B" "$L") |"; }
+row "-c $W vs rg -c" "$LIDX grep -c $W $F" "rg -c $W $F"
+row "-c $W vs grep -c" "$LIDX grep -c $W $F" "grep -c $W $F"
+row "-n $R vs rg -n" "$LIDX grep -n $R $F" "rg -n $R $F"
+row "-c $R vs rg -c" "$LIDX grep -c $R $F" "rg -c $R $F"
+row "-i -c 'error.*timeout=99' vs rg" "$LIDX grep -i -c error.*timeout=99 $F" "rg -i -c error.*timeout=99 $F"
+row "--lines 1% vs rg whole file" "$LIDX grep -n --lines $A:$B $R $F" "rg -n $R $F"
+hyperfine --output=pipe --style none --export-json "$JSON" --warmup 1 --runs 5 "$LIDX grep -N --lines $A:$B $R $F" "sed -n '${A},${B}p;${B}q' $F | rg $R" >/dev/null 2>&1
+L=$(median 0); B=$(median 1); echo "| --lines 1% vs sed -n 'A,Bp' \| rg | $(ms "$L") | $(ms "$B") | $(ratio "$B" "$L") |"
+hf --warmup 3 --runs 20 "$LIDX grep -m 10 $W $F"
+echo "| -m 10 $W (whole process) | $(ms "$(median 0)") | | |"
+echo
+echo "| cold (evicted before each run), median of 3 | lidx | rg | rg / lidx |"
+echo "|---|---:|---:|---:|"
+hf --runs 3 --prepare "$EVICT $F" "$LIDX grep -c $R $F" "rg -c $R $F"
+L=$(median 0); B=$(median 1); echo "| -c $R | $(ms "$L") | $(ms "$B") | $(ratio "$B" "$L") |"
+hf --runs 3 --prepare "$EVICT $F" "$LIDX grep -n --lines $A:$B $R $F" "rg -n $R $F"
+L=$(median 0); B=$(median 1); echo "| --lines 1% vs rg whole file | $(ms "$L") | $(ms "$B") | $(ratio "$B" "$L") |"
+RSS=$( { /usr/bin/time -f '%M' "$LIDX" grep -c "$W" "$F" >/dev/null; } 2>&1 | tail -1 )
+echo
+echo "Peak RSS of lidx grep -c over the whole file: $RSS KiB"
+echo
+fi
 echo "## 3. Sidecar size"
 echo
 SC=$(stat -c %s "$F.lidx")
@@ -104,9 +148,10 @@ echo "$SC bytes for $SIZE bytes of source: $(python3 -c "print(f'{$SC*100/$SIZE:
 echo
 } | tee "$REPORT"
 
-echo "## 4. In-process lookups" | tee -a "$REPORT"
+[ -n "${SKIP_INPROC:-}" ] && exit 0
+echo "## 5. In-process lookups" | tee -a "$REPORT"
 cargo bench --quiet --bench lookup 2>/dev/null | tee -a "$REPORT"
 echo | tee -a "$REPORT"
-echo "## 5. Cache hit ratios" | tee -a "$REPORT"
+echo "## 6. Cache hit ratios" | tee -a "$REPORT"
 cargo bench --quiet --bench hit_ratio 2>/dev/null | tee -a "$REPORT"
 echo "report written to $REPORT" >&2
