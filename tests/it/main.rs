@@ -15,6 +15,7 @@
 mod big;
 mod cli;
 mod extend;
+mod grep;
 mod oracle;
 mod props;
 mod sidecar;
