@@ -19,7 +19,7 @@ use std::sync::Arc;
 
 /// Arguments of `lidx grep`.
 #[derive(Debug, Args)]
-#[command(allow_hyphen_values = false)]
+#[command(args_override_self = true)]
 pub struct GrepArgs {
     /// The regular expression (regex crate syntax, as ripgrep). Omit it when
     /// patterns are given with -e.
@@ -216,6 +216,7 @@ pub fn run(a: GrepArgs) -> lidx::Result<Status> {
         color: color && !a.json,
         json: a.json,
         context: (before > 0 || after > 0) && !a.count,
+        invert: a.invert_match,
         path: file.display().to_string(),
     });
     let sopts = ScanOptions {
@@ -288,7 +289,8 @@ pub fn run(a: GrepArgs) -> lidx::Result<Status> {
             &mut |bytes| out.write_all(bytes).map_err(out_err),
         )?
     };
-    if popts.count {
+    if popts.count && selected > 0 {
+        // As ripgrep: a file with no selected line prints no count.
         if popts.json {
             out.write_all(
                 format!("{{\"type\":\"count\",\"data\":{{\"count\":{selected}}}}}\n").as_bytes(),

@@ -24,6 +24,8 @@ pub struct PrintOptions {
     pub json: bool,
     /// Context is on: print `--` between non-adjacent groups.
     pub context: bool,
+    /// Lines are selected when they do not match (`-v`).
+    pub invert: bool,
     /// The file name, for JSON.
     pub path: String,
 }
@@ -57,6 +59,17 @@ impl Printer {
         }
     }
 
+    /// A context line after the `-m` limit that would have been selected
+    /// is shown as a match, as ripgrep 13 does.
+    fn shown_as_match(&self, l: &Line<'_>) -> bool {
+        l.kind == Kind::Match
+            || (self.opts.context
+                && self
+                    .matcher
+                    .is_match(l.bytes.strip_suffix(b"\n").unwrap_or(l.bytes))
+                    != self.opts.invert)
+    }
+
     fn number(&mut self, n: u64, sep: u8) {
         if self.opts.color {
             self.out.extend_from_slice(GREEN);
@@ -69,7 +82,7 @@ impl Printer {
     }
 
     fn text_line(&mut self, l: &Line<'_>) {
-        let sep = if l.kind == Kind::Match { b':' } else { b'-' };
+        let sep = if self.shown_as_match(l) { b':' } else { b'-' };
         if self.opts.context
             && let Some(last) = self.last
             && l.number > last + 1
@@ -135,7 +148,7 @@ impl Printer {
     fn json_line(&mut self, l: &Line<'_>) {
         let body_nl = l.bytes;
         let body = body_nl.strip_suffix(b"\n").unwrap_or(body_nl);
-        let kind = if l.kind == Kind::Match {
+        let kind = if self.shown_as_match(l) {
             "match"
         } else {
             "context"

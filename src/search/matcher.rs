@@ -99,9 +99,13 @@ impl Matcher {
     }
 
     /// Calls `f(start, end)` for each match in `line` (without its `\n`),
-    /// left to right, skipping empty matches as ripgrep's `-o` does.
+    /// left to right, with the regex crate's iteration rule (ripgrep's `-o`
+    /// output): after a match ending at `e`, an empty match at `e` is
+    /// skipped. With `-w` the match is the word itself (group 1), and the
+    /// next search starts at its end, so adjacent words both match.
     pub fn for_each_match(&self, line: &[u8], mut f: impl FnMut(usize, usize) -> bool) {
         let mut at = 0;
+        let mut last_end = None;
         while at <= line.len() {
             let span = if self.word {
                 match self.regex.captures_at(line, at) {
@@ -117,14 +121,15 @@ impl Matcher {
                     None => return,
                 }
             };
-            if span.1 > span.0 {
-                if !f(span.0, span.1) {
-                    return;
-                }
-                at = span.1;
-            } else {
-                at = span.1 + 1;
+            if span.0 == span.1 && last_end == Some(span.0) {
+                at = span.0 + 1;
+                continue;
             }
+            if !f(span.0, span.1) {
+                return;
+            }
+            last_end = Some(span.1);
+            at = if span.1 > span.0 { span.1 } else { span.1 + 1 };
         }
     }
 }

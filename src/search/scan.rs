@@ -176,6 +176,12 @@ impl State<'_> {
             let Some((ms, me)) = self.matcher.find_candidate(region, at) else {
                 break;
             };
+            if ms == region.len() && region.last().is_none_or(|&b| b == b'\n') {
+                // An empty match after the region's final newline: that is
+                // the start of the next region's first line (or nothing at
+                // the end of the range), not a line of this region.
+                break;
+            }
             let ls = memchr::memrchr(b'\n', &region[at..ms]).map_or(at, |i| at + i + 1);
             let le = memchr::memchr(b'\n', &region[ms..]).map_or(region.len(), |i| ms + i + 1);
             let line = &region[ls..le];
@@ -211,8 +217,26 @@ impl State<'_> {
             let offset = base + s as u64;
             self.line_no += 1;
             s = e;
-            let selected =
-                !self.max_reached() && self.matcher.is_match(content(line)) != self.opts.invert;
+            if self.max_reached() {
+                // Past -m: only the trailing context of the last selected
+                // line is reported, as context (a printer may still mark
+                // the ones that would be selected, as ripgrep 13 does).
+                if self.after_left == 0 {
+                    return Ok(false);
+                }
+                self.after_left -= 1;
+                let l = Line {
+                    kind: Kind::Context,
+                    number,
+                    offset,
+                    bytes: line,
+                };
+                if !sink.line(&l)? || self.after_left == 0 {
+                    return Ok(false);
+                }
+                continue;
+            }
+            let selected = self.matcher.is_match(content(line)) != self.opts.invert;
             if selected {
                 while let Some((n, o, bytes)) = self.ring.pop_front() {
                     let l = Line {
