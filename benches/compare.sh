@@ -108,12 +108,12 @@ echo "## 4. Search (lidx grep vs ripgrep 'rg' and GNU grep)"
 echo
 W=latency          # frequent: in most lines
 R=payload=4242     # rare, a required literal
-A=$((LINES / 2)); B=$((A + LINES / 100 - 1))
+LA=$((LINES / 2)); LB=$((LA + LINES / 100 - 1))
 same() { cmp -s <(eval "$1") <(eval "$2") || { echo "MISMATCH: $1 vs $2"; exit 1; }; }
 same "$LIDX grep -c $W $F" "rg -c $W $F"
 same "$LIDX grep -n $R $F" "rg -n $R $F"
 same "$LIDX grep -n -i 'ERROR.*TIMEOUT=99' $F" "rg -n -i 'ERROR.*TIMEOUT=99' $F"
-same "$LIDX grep -N --lines $A:$B $R $F" "sed -n '${A},${B}p' $F | rg $R"
+same "$LIDX grep -N --lines $LA:$LB $R $F" "sed -n '${LA},${LB}p' $F | rg $R"
 echo "Outputs checked identical (lidx vs rg, and --lines vs sed -n 'A,Bp' | rg)."
 echo
 echo "| warm, median of 5 | lidx | baseline | baseline / lidx |"
@@ -124,8 +124,8 @@ row "-c $W vs grep -c" "$LIDX grep -c $W $F" "grep -c $W $F"
 row "-n $R vs rg -n" "$LIDX grep -n $R $F" "rg -n $R $F"
 row "-c $R vs rg -c" "$LIDX grep -c $R $F" "rg -c $R $F"
 row "-i -c 'error.*timeout=99' vs rg" "$LIDX grep -i -c error.*timeout=99 $F" "rg -i -c error.*timeout=99 $F"
-row "--lines 1% vs rg whole file" "$LIDX grep -n --lines $A:$B $R $F" "rg -n $R $F"
-hyperfine --output=pipe --style none --export-json "$JSON" --warmup 1 --runs 5 "$LIDX grep -N --lines $A:$B $R $F" "sed -n '${A},${B}p;${B}q' $F | rg $R" >/dev/null 2>&1
+row "--lines 1% vs rg whole file" "$LIDX grep -n --lines $LA:$LB $R $F" "rg -n $R $F"
+hyperfine --output=pipe --style none --export-json "$JSON" --warmup 1 --runs 5 "$LIDX grep -N --lines $LA:$LB $R $F" "sed -n '${LA},${LB}p;${LB}q' $F | rg $R" >/dev/null 2>&1
 L=$(median 0); B=$(median 1); echo "| --lines 1% vs sed -n 'A,Bp' \| rg | $(ms "$L") | $(ms "$B") | $(ratio "$B" "$L") |"
 hf --warmup 3 --runs 20 "$LIDX grep -m 10 $W $F"
 echo "| -m 10 $W (whole process) | $(ms "$(median 0)") | | |"
@@ -134,7 +134,7 @@ echo "| cold (evicted before each run), median of 3 | lidx | rg | rg / lidx |"
 echo "|---|---:|---:|---:|"
 hf --runs 3 --prepare "$EVICT $F" "$LIDX grep -c $R $F" "rg -c $R $F"
 L=$(median 0); B=$(median 1); echo "| -c $R | $(ms "$L") | $(ms "$B") | $(ratio "$B" "$L") |"
-hf --runs 3 --prepare "$EVICT $F" "$LIDX grep -n --lines $A:$B $R $F" "rg -n $R $F"
+hf --runs 3 --prepare "$EVICT $F" "$LIDX grep -n --lines $LA:$LB $R $F" "rg -n $R $F"
 L=$(median 0); B=$(median 1); echo "| --lines 1% vs rg whole file | $(ms "$L") | $(ms "$B") | $(ratio "$B" "$L") |"
 RSS=$( { /usr/bin/time -f '%M' "$LIDX" grep -c "$W" "$F" >/dev/null; } 2>&1 | tail -1 )
 echo
