@@ -117,6 +117,7 @@ impl OpenOptions {
     pub fn inspect(&self, source: impl AsRef<Path>) -> Result<Index> {
         let source = source.as_ref();
         let src = FileSource::open(source)?;
+        refuse_gzip(&src)?;
         let meta = src
             .file()
             .metadata()
@@ -161,6 +162,7 @@ impl OpenOptions {
         self.build.validate()?;
         let source = source.as_ref();
         let src = FileSource::open(source)?;
+        refuse_gzip(&src)?;
         let meta = src
             .file()
             .metadata()
@@ -333,6 +335,20 @@ impl OpenOptions {
         let index = Index::from_parts(Box::new(src), Box::new(side), mtime, self.cache_bytes)?;
         Ok(Opened { index, action })
     }
+}
+
+/// gzip sources (magic `1f 8b`) are recognised by content, whatever their
+/// name, and refused until the gzip access-point index exists: indexing the
+/// compressed bytes as text would answer with garbage.
+fn refuse_gzip(src: &FileSource) -> Result<()> {
+    let mut magic = [0u8; 2];
+    if src.read_full_at(&mut magic, 0)? == 2 && magic == [0x1f, 0x8b] {
+        return Err(Error::InvalidArgument(format!(
+            "{}: gzip-compressed sources are not supported yet (decompress first, e.g. `zcat FILE > FILE.txt`)",
+            src.path().display()
+        )));
+    }
+    Ok(())
 }
 
 /// A second handle on the same open source file, with the same fixed length.

@@ -1402,3 +1402,42 @@ fn stale_sidecar_in_unwritable_dir_is_extended_once() {
         );
     }
 }
+
+/// A gzip source (recognised by its magic, whatever its name) is refused
+/// with one line until gzip indexing exists: the compressed bytes must
+/// never be answered as if they were text lines. Nothing is written.
+#[test]
+fn gzip_source_is_refused_not_indexed_as_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut gz = Vec::new();
+    {
+        use std::io::Write;
+        let mut e = flate2::write::GzEncoder::new(&mut gz, flate2::Compression::default());
+        e.write_all(b"one\ntwo\nthree\n").unwrap();
+        e.finish().unwrap();
+    }
+    for name in ["app.log.gz", "no-suffix.log"] {
+        let path = dir.path().join(name);
+        std::fs::write(&path, &gz).unwrap();
+        let p = path.to_str().unwrap();
+        for args in [
+            vec!["lines", p, "1"],
+            vec!["count", p],
+            vec!["index", p],
+            vec!["grep", "one", p],
+        ] {
+            let o = lidx(&args);
+            assert_eq!(o.code, 2, "{args:?}");
+            assert!(
+                o.stderr.contains("gzip") && o.stderr.contains(name),
+                "{args:?}: {}",
+                o.stderr
+            );
+        }
+    }
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        2,
+        "no sidecar written"
+    );
+}
