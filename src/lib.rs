@@ -58,6 +58,7 @@
 pub mod cache;
 mod error;
 pub mod format;
+pub mod gzip;
 mod index;
 pub mod ingest;
 pub mod io;
