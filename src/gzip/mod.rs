@@ -4,10 +4,13 @@
 //! `cat a.gz b.gz`, pigz and bgzip produce) and reports deflate block
 //! boundaries where decoding can later resume from a compressed bit offset
 //! and a 32 KiB window ([`inflate::AccessPoint`]). The sidecar format for
-//! gzip sources and the query path build on this (issue 4); this module does
-//! no indexing itself.
+//! gzip sources builds on this (issue 4). [`text::GzText`] presents the
+//! uncompressed text as a [`crate::io::ReadAt`], so line lookups and range
+//! scans work on it unchanged.
 
 pub mod header;
 pub mod inflate;
+pub mod text;
 
 pub use inflate::{AccessPoint, Event, Inflater};
+pub use text::{AccessPoints, GzText, access_points};

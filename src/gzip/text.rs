@@ -1,0 +1,313 @@
+//! The uncompressed text of a gzip source as a [`ReadAt`]: every layer above
+//! (line lookups, `lines`, `grep`) reads a gzip source exactly as a plain
+//! file, at uncompressed offsets.
+//!
+//! A read finds the access point at or before its offset, decodes the span
+//! from there to the next access point (about `span` bytes of text), and
+//! copies out. Decoded spans are kept in an S3-FIFO cache with a byte
+//! budget, so a viewer scrolling back and forth, or a range scan reading a
+//! span in several buffers, decodes each span once. Workers reading
+//! different spans decode in parallel (no lock is held while decoding).
+
+use super::inflate::{AccessPoint, Event, Inflater};
+use crate::cache::s3fifo::{self, Loc, Meta, S3Fifo};
+use crate::error::{Error, Result};
+use crate::io::ReadAt;
+use parking_lot::Mutex;
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Arc;
+
+/// Access points of one gzip source, in increasing uncompressed offset;
+/// the first is at offset 0.
+pub trait AccessPoints: Send + Sync {
+    /// Number of access points.
+    fn count(&self) -> usize;
+    /// Access point `i`.
+    fn get(&self, i: usize) -> Result<AccessPoint>;
+    /// Uncompressed offset of access point `i`.
+    fn offset(&self, i: usize) -> Result<u64>;
+    /// Index of the last access point at or before uncompressed `off`.
+    fn find(&self, off: u64) -> Result<usize> {
+        let (mut lo, mut hi) = (0, self.count());
+        while hi - lo > 1 {
+            let mid = (lo + hi) / 2;
+            if self.offset(mid)? <= off {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        Ok(lo)
+    }
+}
+
+impl AccessPoints for Vec<AccessPoint> {
+    fn count(&self) -> usize {
+        self.len()
+    }
+    fn get(&self, i: usize) -> Result<AccessPoint> {
+        Ok(self[i].clone())
+    }
+    fn offset(&self, i: usize) -> Result<u64> {
+        Ok(self[i].uncomp)
+    }
+}
+
+#[derive(Default)]
+struct SpanMeta {
+    freq: Vec<u8>,
+    loc: Vec<u8>,
+    seq: Vec<u32>,
+}
+
+struct Spans {
+    policy: S3Fifo,
+    meta: std::cell::RefCell<SpanMeta>,
+    data: HashMap<u32, Arc<Vec<u8>>>,
+}
+
+impl Meta for std::cell::RefCell<SpanMeta> {
+    fn freq(&self, id: u32) -> u8 {
+        self.borrow().freq[id as usize]
+    }
+    fn set_freq(&self, id: u32, f: u8) {
+        self.borrow_mut().freq[id as usize] = f;
+    }
+    fn loc(&self, id: u32) -> Loc {
+        Loc::from_u8(self.borrow().loc[id as usize])
+    }
+    fn set_loc(&self, id: u32, loc: Loc) {
+        self.borrow_mut().loc[id as usize] = loc as u8;
+    }
+    fn ghost_seq(&self, id: u32) -> u32 {
+        self.borrow().seq[id as usize]
+    }
+    fn set_ghost_seq(&self, id: u32, seq: u32) {
+        self.borrow_mut().seq[id as usize] = seq;
+    }
+}
+
+/// The text of a gzip source, readable at uncompressed offsets.
+pub struct GzText<A: AccessPoints> {
+    gz: Box<dyn ReadAt>,
+    aps: A,
+    len: u64,
+    spans: Mutex<Spans>,
+    budget_spans: usize,
+}
+
+impl<A: AccessPoints> std::fmt::Debug for GzText<A> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GzText")
+            .field("path", &self.gz.path())
+            .field("len", &self.len)
+            .finish()
+    }
+}
+
+impl<A: AccessPoints> GzText<A> {
+    /// The text of gzip file `gz` (uncompressed length `len`), decoded from
+    /// `aps`, caching about `cache_bytes` of decoded spans of about
+    /// `span` bytes each.
+    pub fn new(
+        gz: Box<dyn ReadAt>,
+        aps: A,
+        len: u64,
+        span: u64,
+        cache_bytes: usize,
+    ) -> Result<GzText<A>> {
+        let n = aps.count();
+        if n == 0 || aps.offset(0)? != 0 {
+            return Err(Error::InvalidArgument(format!(
+                "{}: no access point at offset 0",
+                gz.path().display()
+            )));
+        }
+        let budget_spans = (cache_bytes as u64 / span.max(1)).max(2) as usize;
+        let meta = SpanMeta {
+            freq: vec![0; n],
+            loc: vec![0; n],
+            seq: vec![0; n],
+        };
+        Ok(GzText {
+            gz,
+            aps,
+            len,
+            spans: Mutex::new(Spans {
+                policy: S3Fifo::new(budget_spans),
+                meta: meta.into(),
+                data: HashMap::new(),
+            }),
+            budget_spans,
+        })
+    }
+
+    /// The decoded bytes of span `i` (from access point `i` to `i + 1`).
+    fn span(&self, i: usize) -> Result<Arc<Vec<u8>>> {
+        let id = i as u32;
+        {
+            let s = self.spans.lock();
+            if let Some(d) = s.data.get(&id) {
+                s3fifo::on_hit(&s.meta, id);
+                return Ok(Arc::clone(d));
+            }
+        }
+        let ap = self.aps.get(i)?;
+        let end = if i + 1 < self.aps.count() {
+            self.aps.offset(i + 1)?
+        } else {
+            self.len
+        };
+        let mut inf = Inflater::resume(&*self.gz, &ap)?;
+        let mut out = Vec::with_capacity((end - ap.uncomp) as usize);
+        while (out.len() as u64) < end - ap.uncomp {
+            match inf.next_event()? {
+                Some(Event::Data(d)) => {
+                    let take = d.len().min((end - ap.uncomp) as usize - out.len());
+                    out.extend_from_slice(&d[..take]);
+                }
+                Some(Event::Boundary { .. }) => {}
+                None => break,
+            }
+        }
+        if (out.len() as u64) != end - ap.uncomp {
+            return Err(Error::SourceChanged {
+                path: self.gz.path().to_path_buf(),
+                what: format!(
+                    "span {i} decodes to {} bytes, the index says {}",
+                    out.len(),
+                    end - ap.uncomp
+                ),
+            });
+        }
+        let data = Arc::new(out);
+        let mut s = self.spans.lock();
+        if !s.data.contains_key(&id) {
+            let mut evicted = Vec::new();
+            let Spans {
+                policy,
+                meta,
+                data: map,
+            } = &mut *s;
+            policy.insert(&*meta, id, &mut evicted);
+            for e in evicted {
+                map.remove(&e);
+            }
+            map.insert(id, Arc::clone(&data));
+            debug_assert!(map.len() <= self.budget_spans);
+        }
+        Ok(data)
+    }
+}
+
+impl<A: AccessPoints> ReadAt for GzText<A> {
+    fn len(&self) -> u64 {
+        self.len
+    }
+
+    fn read_at(&self, buf: &mut [u8], offset: u64) -> Result<usize> {
+        if offset >= self.len || buf.is_empty() {
+            return Ok(0);
+        }
+        let i = self.aps.find(offset)?;
+        let start = self.aps.offset(i)?;
+        let span = self.span(i)?;
+        let at = (offset - start) as usize;
+        let n = buf.len().min(span.len() - at);
+        buf[..n].copy_from_slice(&span[at..at + n]);
+        Ok(n)
+    }
+
+    fn path(&self) -> &Path {
+        self.gz.path()
+    }
+}
+
+/// Decodes all of `gz` once and returns its access points, one at the
+/// first block boundary after every `span` bytes of text (and one at every
+/// member start), and the text length. The ingest of a gzip source does
+/// the same while it scans lines.
+pub fn access_points(gz: &dyn ReadAt, span: u64) -> Result<(Vec<AccessPoint>, u64)> {
+    let mut inf = Inflater::new(gz);
+    let mut aps: Vec<AccessPoint> = Vec::new();
+    while let Some(ev) = inf.next_event()? {
+        if let Event::Boundary {
+            comp_bit,
+            uncomp,
+            member_start,
+        } = ev
+        {
+            let due = aps.last().is_none_or(|l| uncomp >= l.uncomp + span);
+            if due || (member_start && aps.last().is_none_or(|l| l.uncomp < uncomp)) {
+                let window = inf.window();
+                aps.push(AccessPoint {
+                    comp_bit,
+                    uncomp,
+                    window,
+                    member_start,
+                });
+            }
+        }
+    }
+    Ok((aps, inf.position()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::io::MemSource;
+    use std::io::Write;
+
+    fn gz(data: &[u8], level: u32) -> Vec<u8> {
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(level));
+        e.write_all(data).unwrap();
+        e.finish().unwrap()
+    }
+
+    #[test]
+    fn reads_anywhere_equal_the_text() {
+        let mut text = Vec::new();
+        for i in 0..200_000u32 {
+            text.extend_from_slice(
+                format!("line {i} {}\n", i.wrapping_mul(2654435761) % 1000).as_bytes(),
+            );
+        }
+        let mut archive = gz(&text[..1_000_000], 6);
+        archive.extend(gz(&text[1_000_000..], 1));
+        let src = MemSource::new(archive);
+        let (aps, len) = access_points(&src, 64 * 1024).unwrap();
+        assert_eq!(len, text.len() as u64);
+        assert!(aps.len() > 20, "{} access points", aps.len());
+        assert!(
+            aps.iter().any(|a| a.member_start && a.uncomp == 1_000_000),
+            "member start recorded"
+        );
+        let t = GzText::new(Box::new(src), aps, len, 64 * 1024, 256 * 1024).unwrap();
+        let mut seed = 1u64;
+        let mut buf = vec![0u8; 100_000];
+        for _ in 0..300 {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
+            let off = (seed >> 16) % len;
+            let want = ((seed >> 40) as usize % buf.len()).max(1);
+            let n = t.read_full_at(&mut buf[..want], off).unwrap();
+            let end = (off as usize + want).min(text.len());
+            assert_eq!(&buf[..n], &text[off as usize..end], "read {want} at {off}");
+        }
+        // The whole text through an index built over it: line answers match.
+        let index = crate::Index::build_in_memory(Box::new(t), &Default::default()).unwrap();
+        assert_eq!(index.line_count(), 200_000);
+        assert_eq!(index.line_span(123_456).unwrap(), {
+            let s = text
+                .split(|&b| b == b'\n')
+                .take(123_456)
+                .map(|l| l.len() + 1)
+                .sum::<usize>() as u64;
+            s..s + format!(
+                "line 123456 {}\n",
+                123_456u32.wrapping_mul(2654435761) % 1000
+            )
+            .len() as u64
+        });
+    }
+}
