@@ -378,6 +378,7 @@ fn vectors(spec: &str) -> BTreeMap<String, Vector> {
                 spacing: param("spacing"),
                 page_size: param("page_size") as u32,
                 buffer_size: 1 << 17,
+                ..BuildOptions::default()
             };
             assert!(kv.is_empty(), "{info:?}: unexpected parameters {kv:?}");
             let bytes = parse_hex(&info, &body);
@@ -515,6 +516,7 @@ fn sentinel_superblock() -> (Superblock, BTreeMap<&'static str, Vec<u8>>) {
             tail_crc: 0x6867_6665,
         },
         source_name: name.clone(),
+        gzip: Default::default(),
     };
     let mut m: BTreeMap<&'static str, Vec<u8>> = BTreeMap::new();
     m.insert("magic", format::MAGIC.to_vec());
@@ -666,10 +668,13 @@ fn superblock_decode_follows_section_3_2() {
     b[8] = 2; // major 2, CRC now wrong too
     assert!(matches!(Superblock::decode(&b), Err(E::Version(2, 0))));
     let mut sb = Superblock::decode(&good).unwrap();
-    sb.incompat_features = 1;
+    sb.incompat_features = 1 << 31;
     sb.height = 0;
     let mut b = sb.encode();
-    assert!(matches!(Superblock::decode(&b), Err(E::Features(1))));
+    assert!(matches!(
+        Superblock::decode(&b),
+        Err(E::Features(0x8000_0000))
+    ));
     b[200] ^= 1; // CRC beats features
     assert!(matches!(Superblock::decode(&b), Err(E::Checksum(..))));
     sb.incompat_features = 0;
@@ -936,6 +941,7 @@ fn checkpoint_examples() {
                 spacing,
                 page_size,
                 buffer_size: 3,
+                ..BuildOptions::default()
             };
             let v = build(&src, &opts);
             assert_eq!(checkpoints(&v), want, "row {r:?}");
@@ -1299,7 +1305,7 @@ fn damage_table() {
             "D-4" => resb(&mut b, &|sb| sb.version_minor = 9),
             "D-5" => b[230] ^= 0x40,
             "D-6" => b[33] ^= 0x01,
-            "D-7" => resb(&mut b, &|sb| sb.incompat_features = 1),
+            "D-7" => resb(&mut b, &|sb| sb.incompat_features = 1 << 31),
             "D-8" => resb(&mut b, &|sb| sb.compat_features = 1 << 31),
             "D-9" => resb(&mut b, &|sb| sb.page_size = 768),
             "D-10" => resb(&mut b, &|sb| sb.height = 0),

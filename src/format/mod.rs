@@ -7,11 +7,12 @@
 //! 16-byte [`PageHeader`] whose CRC covers the rest of the page.
 
 pub mod eytzinger;
+pub mod gzip;
 pub mod node;
 mod superblock;
 
 pub use superblock::{
-    FINGERPRINT_BLOCK, Fingerprint, SOURCE_NAME_MAX, Superblock, SuperblockError,
+    FINGERPRINT_BLOCK, Fingerprint, GzipFields, SOURCE_NAME_MAX, Superblock, SuperblockError,
 };
 
 /// The 8 magic bytes that open every sidecar.
@@ -35,9 +36,16 @@ pub const PAGE_HEADER_LEN: usize = 16;
 pub const KEY_KIND_LINE_OFFSET: u8 = 1;
 /// Source kind 0: the source is plain bytes.
 pub const SOURCE_KIND_PLAIN: u8 = 0;
+/// Source kind 1: the source is gzip; line numbers and offsets are those of
+/// the uncompressed text (format v1.1, spec §11).
+pub const SOURCE_KIND_GZIP: u8 = 1;
 
-/// Incompatible feature bits understood by this build (none in v1.0).
-pub const INCOMPAT_KNOWN: u32 = 0;
+/// Incompatible feature bit 0: gzip source with access points (v1.1).
+pub const INCOMPAT_GZIP: u32 = 1;
+/// Incompatible feature bits understood by this build.
+pub const INCOMPAT_KNOWN: u32 = INCOMPAT_GZIP;
+/// Minor version written for gzip sidecars.
+pub const VERSION_MINOR_GZIP: u16 = 1;
 
 /// CRC-32/ISO-HDLC (the zlib/PNG CRC), as computed by `crc32fast`.
 pub fn crc32(bytes: &[u8]) -> u32 {
@@ -51,6 +59,10 @@ pub enum PageKind {
     Leaf = 1,
     /// An internal node: separators and child page numbers.
     Internal = 2,
+    /// gzip: a page of access-point records (spec §11).
+    AccessPoints = 3,
+    /// gzip: a page of the window blob stream (spec §11).
+    Blob = 4,
 }
 
 /// The 16-byte header of every node page.

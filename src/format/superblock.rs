@@ -23,6 +23,24 @@ pub struct Fingerprint {
     pub tail_crc: u32,
 }
 
+/// Superblock fields of gzip sidecars (bytes 224..252; zero for plain
+/// sources). Spec §11.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct GzipFields {
+    /// Length of the uncompressed text.
+    pub text_len: u64,
+    /// Target bytes of text between access points.
+    pub span: u32,
+    /// Number of access points (at least 1: offset 0).
+    pub ap_count: u32,
+    /// First access-point page.
+    pub ap_first_page: u32,
+    /// Number of access-point pages.
+    pub ap_pages: u32,
+    /// Number of blob pages (they follow the access-point pages).
+    pub blob_pages: u32,
+}
+
 /// Decoded superblock. Field meanings: spec §3, table 1.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Superblock {
@@ -62,6 +80,8 @@ pub struct Superblock {
     pub fingerprint: Fingerprint,
     /// Basename of the source at ingest (at most [`SOURCE_NAME_MAX`] bytes).
     pub source_name: Vec<u8>,
+    /// gzip sources only (zero otherwise).
+    pub gzip: GzipFields,
 }
 
 /// Why a superblock could not be decoded (mapped to [`crate::Error`] by the
@@ -110,9 +130,25 @@ impl Superblock {
         let name = &self.source_name[..self.source_name.len().min(SOURCE_NAME_MAX)];
         b[112] = name.len() as u8;
         b[128..128 + name.len()].copy_from_slice(name);
+        b[224..232].copy_from_slice(&self.gzip.text_len.to_le_bytes());
+        b[232..236].copy_from_slice(&self.gzip.span.to_le_bytes());
+        b[236..240].copy_from_slice(&self.gzip.ap_count.to_le_bytes());
+        b[240..244].copy_from_slice(&self.gzip.ap_first_page.to_le_bytes());
+        b[244..248].copy_from_slice(&self.gzip.ap_pages.to_le_bytes());
+        b[248..252].copy_from_slice(&self.gzip.blob_pages.to_le_bytes());
         let crc = crc32(&b[..252]);
         b[252..256].copy_from_slice(&crc.to_le_bytes());
         b
+    }
+
+    /// Length of the indexed text: the source size for plain sources, the
+    /// uncompressed length for gzip sources.
+    pub fn text_len(&self) -> u64 {
+        if self.source_kind == SOURCE_KIND_GZIP {
+            self.gzip.text_len
+        } else {
+            self.fingerprint.size
+        }
     }
 
     /// Decodes and validates, in the order the spec gives (§3.2): length,
@@ -174,6 +210,14 @@ impl Superblock {
                 tail_crc: u32_at(108),
             },
             source_name: b[128..128 + name_len].to_vec(),
+            gzip: GzipFields {
+                text_len: u64_at(224),
+                span: u32_at(232),
+                ap_count: u32_at(236),
+                ap_first_page: u32_at(240),
+                ap_pages: u32_at(244),
+                blob_pages: u32_at(248),
+            },
         };
         sb.validate(u32_at(88))?;
         Ok(sb)
@@ -192,8 +236,31 @@ impl Superblock {
         if self.key_kind != KEY_KIND_LINE_OFFSET {
             return bad(format!("unknown key kind {}", self.key_kind));
         }
-        if self.source_kind != SOURCE_KIND_PLAIN {
+        let gzip = self.source_kind == SOURCE_KIND_GZIP;
+        if self.source_kind != SOURCE_KIND_PLAIN && !gzip {
             return bad(format!("unknown source kind {}", self.source_kind));
+        }
+        if gzip != (self.incompat_features & INCOMPAT_GZIP != 0) {
+            return bad("gzip source kind and feature bit disagree".into());
+        }
+        if gzip {
+            let g = &self.gzip;
+            let per = super::gzip::records_per_page(self.page_size) as u64;
+            if g.ap_count == 0
+                || g.span == 0
+                || g.ap_pages as u64 != (g.ap_count as u64).div_ceil(per)
+            {
+                return bad("access-point counts are inconsistent".into());
+            }
+            let end = g.ap_first_page as u64 + g.ap_pages as u64 + g.blob_pages as u64;
+            if g.ap_first_page < 2 || end != self.page_count as u64 {
+                return bad("access-point and blob pages do not end the file".into());
+            }
+            if self.last_leaf >= g.ap_first_page || self.root_page >= g.ap_first_page {
+                return bad("tree pages overlap the access-point pages".into());
+            }
+        } else if self.gzip != GzipFields::default() {
+            return bad("gzip fields set on a plain source".into());
         }
         if fp_block as u64 != FINGERPRINT_BLOCK {
             return bad(format!("fingerprint block {fp_block} is not 65536"));
@@ -224,7 +291,7 @@ impl Superblock {
                 self.checkpoint_count
             ));
         }
-        if self.line_count > self.fingerprint.size {
+        if self.line_count > self.text_len() {
             return bad("more lines than bytes".into());
         }
         if self.checkpoint_count > self.line_count.max(1) {
@@ -264,6 +331,7 @@ mod tests {
                 tail_crc: 2,
             },
             source_name: b"app.log".to_vec(),
+            gzip: GzipFields::default(),
         }
     }
 

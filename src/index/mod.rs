@@ -10,6 +10,7 @@
 //! are half-open. A line is the bytes up to and including `\n`; a final line
 //! without `\n` is still a line; `\r` is content.
 
+pub(crate) mod gzip;
 mod lines;
 pub mod locate;
 mod open;
@@ -36,6 +37,7 @@ pub const DEFAULT_CACHE_BYTES: usize = 16 << 20;
 /// An opened line index. `Send + Sync`: share one across threads.
 pub struct Index {
     source: Box<dyn ReadAt>,
+    sidecar_file: std::sync::Arc<dyn ReadAt>,
     sidecar_path: PathBuf,
     sidecar_len: u64,
     sb: Superblock,
@@ -147,7 +149,25 @@ impl Index {
         let verdict = fingerprint::verdict(&sb.fingerprint, &*source, source_mtime)?;
         let sidecar_path = sidecar.path().to_path_buf();
         let sidecar_len = sidecar.len();
-        let cache = PageCache::new(sidecar, sb.page_size, sb.page_count, cache_bytes);
+        let sidecar: std::sync::Arc<dyn ReadAt> = std::sync::Arc::from(sidecar);
+        // A gzip source is read through its access points: from here on,
+        // `source` is the uncompressed text.
+        let source: Box<dyn ReadAt> = if sb.source_kind == format::SOURCE_KIND_GZIP {
+            Box::new(gzip::text(
+                source,
+                std::sync::Arc::clone(&sidecar),
+                &sb,
+                cache_bytes,
+            )?)
+        } else {
+            source
+        };
+        let cache = PageCache::new(
+            Box::new(std::sync::Arc::clone(&sidecar)),
+            sb.page_size,
+            sb.page_count,
+            cache_bytes,
+        );
         let root = cache.read_uncached(sb.root_page)?;
         let tree = Tree {
             root,
@@ -155,6 +175,7 @@ impl Index {
         };
         Ok(Index {
             source,
+            sidecar_file: sidecar,
             sidecar_path,
             sidecar_len,
             sb,
@@ -180,7 +201,7 @@ impl Index {
 
     /// Size of the indexed source in bytes.
     pub fn source_len(&self) -> u64 {
-        self.sb.fingerprint.size
+        self.sb.text_len()
     }
 
     /// The source path.
@@ -211,6 +232,10 @@ impl Index {
     /// Page-cache counters.
     pub fn cache_stats(&self) -> CacheStats {
         self.cache.stats()
+    }
+
+    pub(crate) fn sidecar_file(&self) -> std::sync::Arc<dyn ReadAt> {
+        std::sync::Arc::clone(&self.sidecar_file)
     }
 
     pub(crate) fn cache(&self) -> &PageCache {

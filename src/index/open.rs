@@ -117,7 +117,6 @@ impl OpenOptions {
     pub fn inspect(&self, source: impl AsRef<Path>) -> Result<Index> {
         let source = source.as_ref();
         let src = FileSource::open(source)?;
-        refuse_gzip(&src)?;
         let meta = src
             .file()
             .metadata()
@@ -162,7 +161,6 @@ impl OpenOptions {
         self.build.validate()?;
         let source = source.as_ref();
         let src = FileSource::open(source)?;
-        refuse_gzip(&src)?;
         let meta = src
             .file()
             .metadata()
@@ -219,7 +217,13 @@ impl OpenOptions {
                 Err(e) => return Err(e),
                 Ok(index) => match index.verdict() {
                     Verdict::Unchanged => unreachable!("returned in phase 1"),
-                    Verdict::Appended if self.refresh => {
+                    // A grown gzip source is rebuilt (extension covers plain
+                    // sources only, for now).
+                    Verdict::Appended
+                        if self.refresh
+                            && index.superblock().source_kind
+                                == crate::format::SOURCE_KIND_PLAIN =>
+                    {
                         let sb = index.superblock().clone();
                         let dest = self.writable(&path, source, in_cache_dir, |dest| {
                             write_sidecar(dest, sb.page_size, |sink| {
@@ -335,20 +339,6 @@ impl OpenOptions {
         let index = Index::from_parts(Box::new(src), Box::new(side), mtime, self.cache_bytes)?;
         Ok(Opened { index, action })
     }
-}
-
-/// gzip sources (magic `1f 8b`) are recognised by content, whatever their
-/// name, and refused until the gzip access-point index exists: indexing the
-/// compressed bytes as text would answer with garbage.
-fn refuse_gzip(src: &FileSource) -> Result<()> {
-    let mut magic = [0u8; 2];
-    if src.read_full_at(&mut magic, 0)? == 2 && magic == [0x1f, 0x8b] {
-        return Err(Error::InvalidArgument(format!(
-            "{}: gzip-compressed sources are not supported yet (decompress first, e.g. `zcat FILE > FILE.txt`)",
-            src.path().display()
-        )));
-    }
-    Ok(())
 }
 
 /// A second handle on the same open source file, with the same fixed length.

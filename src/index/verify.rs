@@ -34,7 +34,14 @@ pub(super) fn verify(index: &Index, full: bool) -> Result<VerifyReport> {
     let mut prev: Option<Checkpoint> = None;
     let mut leaves = 0u32;
     let mut levels = vec![0u8; sb.page_count as usize];
-    for id in 1..sb.page_count {
+    let mut pages_checked = 0u64;
+    let gzip = sb.source_kind == crate::format::SOURCE_KIND_GZIP;
+    let tree_end = if gzip {
+        sb.gzip.ap_first_page
+    } else {
+        sb.page_count
+    };
+    for id in 1..tree_end {
         let page = cache.read_uncached(id)?;
         let view = page.view();
         levels[id as usize] = view.level;
@@ -73,7 +80,7 @@ pub(super) fn verify(index: &Index, full: bool) -> Result<VerifyReport> {
     }
     if let Some(last) = prev
         && sb.line_count > 0
-        && (last.line >= sb.line_count || last.offset >= sb.fingerprint.size)
+        && (last.line >= sb.line_count || last.offset >= sb.text_len())
     {
         return Err(corrupt(
             sb.last_leaf,
@@ -130,6 +137,30 @@ pub(super) fn verify(index: &Index, full: bool) -> Result<VerifyReport> {
         ));
     }
 
+    // 2b. gzip: every access point decodes (CRC of its pages, its window),
+    //     in increasing offset, the first at 0.
+    if gzip {
+        let aps = super::gzip::SidecarAps::new(index.sidecar_file(), sb);
+        use crate::gzip::AccessPoints;
+        let mut prev: Option<u64> = None;
+        for i in 0..aps.count() {
+            let ap = aps.get(i)?;
+            let ok = match prev {
+                None => ap.uncomp == 0,
+                Some(p) => ap.uncomp >= p,
+            };
+            if !ok {
+                return Err(corrupt(
+                    sb.gzip.ap_first_page,
+                    format!("access point {i} out of order"),
+                ));
+            }
+            prev = Some(ap.uncomp);
+        }
+        pages_checked += (sb.gzip.ap_pages + sb.gzip.blob_pages) as u64;
+    }
+    let _ = pages_checked;
+
     // 3. Optionally: re-scan the source and compare, streaming both sides.
     if full {
         rescan(index)?;
@@ -148,7 +179,7 @@ fn rescan(index: &Index) -> Result<()> {
     let sb = index.superblock();
     let cache = index.cache();
     let src = index.source();
-    let size = sb.fingerprint.size;
+    let size = sb.text_len();
     let mismatch = |what: String| Error::SourceChanged {
         path: src.path().to_path_buf(),
         what,

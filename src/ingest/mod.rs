@@ -10,6 +10,7 @@
 
 pub mod build;
 pub mod fingerprint;
+pub mod gzip;
 pub mod scan;
 pub mod writer;
 
@@ -36,6 +37,8 @@ pub struct BuildOptions {
     pub page_size: u32,
     /// Read buffer size.
     pub buffer_size: usize,
+    /// gzip sources: text bytes between access points.
+    pub span: u64,
 }
 
 impl Default for BuildOptions {
@@ -44,6 +47,7 @@ impl Default for BuildOptions {
             spacing: DEFAULT_SPACING,
             page_size: format::DEFAULT_PAGE_SIZE,
             buffer_size: BUFFER_SIZE,
+            span: gzip::DEFAULT_SPAN,
         }
     }
 }
@@ -117,7 +121,7 @@ fn scan_range(
     Ok(last)
 }
 
-fn finish(
+pub(crate) fn finish(
     tree: TreeBuilder,
     sink: &mut impl PageSink,
     opts: &BuildOptions,
@@ -145,7 +149,14 @@ fn finish(
         last_leaf: shape.last_leaf,
         fingerprint,
         source_name: name[..name.len().min(format::SOURCE_NAME_MAX)].to_vec(),
+        gzip: format::GzipFields::default(),
     })
+}
+
+/// True when `src` starts with the gzip magic bytes `1f 8b`.
+pub fn is_gzip(src: &dyn ReadAt) -> Result<bool> {
+    let mut magic = [0u8; 2];
+    Ok(src.read_full_at(&mut magic, 0)? == 2 && magic == crate::gzip::header::MAGIC)
 }
 
 fn line_count(newlines: u64, size: u64, last_byte: Option<u8>) -> u64 {
@@ -162,6 +173,9 @@ pub fn build(
     progress: &mut dyn FnMut(u64),
 ) -> Result<Superblock> {
     opts.validate()?;
+    if is_gzip(src)? {
+        return gzip::build(src, info, opts, sink, progress);
+    }
     let first = Checkpoint { line: 0, offset: 0 };
     let mut tree = TreeBuilder::new(opts.page_size);
     tree.push(first, sink)?;
@@ -216,7 +230,7 @@ pub fn extend(
     let opts = BuildOptions {
         spacing: old.spacing,
         page_size: old.page_size,
-        buffer_size: BUFFER_SIZE,
+        ..BuildOptions::default()
     };
     opts.validate()?;
     let mut tree = TreeBuilder::new(opts.page_size);

@@ -41,6 +41,12 @@ impl Scanner {
         }
     }
 
+    /// Sets the end of the scanned range once it is known (a gzip source's
+    /// text length is known only after decoding it).
+    pub fn set_end(&mut self, end: u64) {
+        self.end = end;
+    }
+
     /// Newlines counted so far (from the start of the source).
     pub fn newlines(&self) -> u64 {
         self.line

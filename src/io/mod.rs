@@ -69,3 +69,15 @@ pub trait ReadAt: Send + Sync {
         Ok(done)
     }
 }
+
+impl<T: ReadAt + ?Sized> ReadAt for std::sync::Arc<T> {
+    fn len(&self) -> u64 {
+        (**self).len()
+    }
+    fn read_at(&self, buf: &mut [u8], offset: u64) -> Result<usize> {
+        (**self).read_at(buf, offset)
+    }
+    fn path(&self) -> &Path {
+        (**self).path()
+    }
+}

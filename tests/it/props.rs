@@ -84,6 +84,7 @@ fn opts(spacing: u64, page_size: u32, buffer_size: usize) -> BuildOptions {
         spacing,
         page_size,
         buffer_size,
+        ..BuildOptions::default()
     }
 }
 

@@ -1,0 +1,141 @@
+//! Reading a gzip sidecar's access points (spec §11) for [`GzText`].
+
+use crate::error::{Error, Result};
+use crate::format::gzip::{self as fmt, AP_MEMBER_START, ApRecord};
+use crate::format::{PageKind, Superblock, crc32};
+use crate::gzip::{AccessPoint, AccessPoints, GzText};
+use crate::io::ReadAt;
+use std::io::Read;
+use std::sync::Arc;
+
+/// The access points stored in a sidecar, read with `pread` on demand (a
+/// lookup reads a few pages; it happens once per decoded span).
+pub struct SidecarAps {
+    file: Arc<dyn ReadAt>,
+    sb: Superblock,
+}
+
+impl SidecarAps {
+    /// Access points of the sidecar `file` whose superblock is `sb`.
+    pub fn new(file: Arc<dyn ReadAt>, sb: &Superblock) -> SidecarAps {
+        SidecarAps {
+            file,
+            sb: sb.clone(),
+        }
+    }
+
+    fn corrupt(&self, page: u32, what: impl Into<String>) -> Error {
+        Error::corrupt(self.file.path(), page as u64, what)
+    }
+
+    /// Reads page `id`, checks its CRC and header; returns it and its count.
+    fn page(&self, id: u32, kind: PageKind, max: usize) -> Result<(Vec<u8>, usize)> {
+        let p = self.sb.page_size as usize;
+        let mut buf = vec![0u8; p];
+        self.file.read_exact_at(&mut buf, id as u64 * p as u64)?;
+        let stored = u32::from_le_bytes(buf[0..4].try_into().expect("4 bytes"));
+        let got = crc32(&buf[4..]);
+        if stored != got {
+            return Err(Error::ChecksumMismatch {
+                path: self.file.path().to_path_buf(),
+                page: id as u64,
+                expected: stored,
+                got,
+            });
+        }
+        let n = fmt::check_page(&buf, kind, id, max).map_err(|w| self.corrupt(id, w))?;
+        Ok((buf, n))
+    }
+
+    fn record(&self, i: usize) -> Result<ApRecord> {
+        let per = fmt::records_per_page(self.sb.page_size);
+        let id = self.sb.gzip.ap_first_page + (i / per) as u32;
+        let (page, n) = self.page(id, PageKind::AccessPoints, per)?;
+        let k = i % per;
+        if k >= n {
+            return Err(self.corrupt(id, format!("record {k} missing (page holds {n})")));
+        }
+        let at = crate::format::PAGE_HEADER_LEN + k * fmt::AP_RECORD_LEN;
+        let r = ApRecord::decode(&page[at..at + fmt::AP_RECORD_LEN]);
+        if r.uncomp > self.sb.gzip.text_len || r.window_len as usize > crate::gzip::inflate::WINDOW
+        {
+            return Err(self.corrupt(id, format!("access point {i} is out of range")));
+        }
+        Ok(r)
+    }
+
+    /// Reads `len` bytes of the blob stream at `off`.
+    fn blob(&self, off: u64, len: usize) -> Result<Vec<u8>> {
+        let payload = fmt::blob_payload(self.sb.page_size) as u64;
+        let first = self.sb.gzip.ap_first_page + self.sb.gzip.ap_pages;
+        let mut out = Vec::with_capacity(len);
+        let mut at = off;
+        while out.len() < len {
+            let idx = at / payload;
+            if idx >= self.sb.gzip.blob_pages as u64 {
+                return Err(self.corrupt(first, "window beyond the blob pages"));
+            }
+            let id = first + idx as u32;
+            let (page, n) = self.page(id, PageKind::Blob, payload as usize)?;
+            let s = (at % payload) as usize;
+            if s >= n {
+                return Err(self.corrupt(id, "window beyond the blob page's payload"));
+            }
+            let take = (n - s).min(len - out.len());
+            let base = crate::format::PAGE_HEADER_LEN + s;
+            out.extend_from_slice(&page[base..base + take]);
+            at += take as u64;
+        }
+        Ok(out)
+    }
+}
+
+impl AccessPoints for SidecarAps {
+    fn count(&self) -> usize {
+        self.sb.gzip.ap_count as usize
+    }
+
+    fn offset(&self, i: usize) -> Result<u64> {
+        Ok(self.record(i)?.uncomp)
+    }
+
+    fn get(&self, i: usize) -> Result<AccessPoint> {
+        let r = self.record(i)?;
+        let mut window = Vec::with_capacity(r.window_len as usize);
+        if r.blob_len > 0 {
+            let blob = self.blob(r.blob_offset, r.blob_len as usize)?;
+            flate2::read::DeflateDecoder::new(&blob[..])
+                .take(crate::gzip::inflate::WINDOW as u64 + 1)
+                .read_to_end(&mut window)
+                .map_err(|e| {
+                    self.corrupt(
+                        self.sb.gzip.ap_first_page,
+                        format!("window of access point {i}: {e}"),
+                    )
+                })?;
+        }
+        if window.len() != r.window_len as usize {
+            return Err(self.corrupt(
+                self.sb.gzip.ap_first_page,
+                format!("window of access point {i} has the wrong length"),
+            ));
+        }
+        Ok(AccessPoint {
+            comp_bit: r.comp_bit,
+            uncomp: r.uncomp,
+            window,
+            member_start: r.flags & AP_MEMBER_START != 0,
+        })
+    }
+}
+
+/// The text of gzip source `gz` as described by sidecar `file`.
+pub fn text(
+    gz: Box<dyn ReadAt>,
+    file: Arc<dyn ReadAt>,
+    sb: &Superblock,
+    cache_bytes: usize,
+) -> Result<GzText<SidecarAps>> {
+    let aps = SidecarAps::new(file, sb);
+    GzText::new(gz, aps, sb.gzip.text_len, sb.gzip.span as u64, cache_bytes)
+}

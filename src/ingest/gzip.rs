@@ -1,0 +1,218 @@
+//! Ingest of a gzip source: one streaming decode that counts lines into the
+//! checkpoint tree (at uncompressed offsets) and records an access point at
+//! the first deflate block boundary after every `span` bytes of text and at
+//! every member start, with its 32 KiB window raw-deflate-compressed.
+//!
+//! Layout written (spec §11): the tree pages as for plain sources, then the
+//! access-point pages, then the blob pages. Windows are spilled to a
+//! temporary file while the tree streams out, so memory stays bounded (plus
+//! 32 bytes per access point, one per `span` of text).
+
+use super::build::{PageSink, TreeBuilder};
+use super::scan::Scanner;
+use super::{BuildOptions, SourceInfo, fingerprint};
+use crate::error::{Error, Result};
+use crate::format::gzip::{self as fmt, AP_MEMBER_START, ApRecord};
+use crate::format::{self, GzipFields, PageKind, Superblock};
+use crate::gzip::{Event, Inflater};
+use crate::io::ReadAt;
+use crate::tree::Checkpoint;
+use std::io::Write;
+
+/// Default text bytes between access points.
+pub const DEFAULT_SPAN: u64 = 1 << 20;
+
+/// Bytes appended to a temporary file (or memory if none can be created),
+/// read back once.
+struct Spill {
+    file: Option<(std::fs::File, std::path::PathBuf)>,
+    mem: Vec<u8>,
+    len: u64,
+}
+
+impl Spill {
+    fn new() -> Spill {
+        use std::sync::atomic::{AtomicU32, Ordering};
+        static N: AtomicU32 = AtomicU32::new(0);
+        let path = std::env::temp_dir().join(format!(
+            "lidx-windows-{}-{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed)
+        ));
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(&path)
+            .ok();
+        Spill {
+            file: file.map(|f| (f, path)),
+            mem: Vec::new(),
+            len: 0,
+        }
+    }
+
+    fn append(&mut self, b: &[u8]) -> Result<()> {
+        match &mut self.file {
+            Some((f, p)) => f.write_all(b).map_err(|e| Error::io("write", p, e))?,
+            None => self.mem.extend_from_slice(b),
+        }
+        self.len += b.len() as u64;
+        Ok(())
+    }
+
+    fn read_at(&self, buf: &mut [u8], at: u64) -> Result<()> {
+        match &self.file {
+            Some((f, p)) => {
+                use std::os::unix::fs::FileExt;
+                f.read_exact_at(buf, at)
+                    .map_err(|e| Error::io("read", p, e))
+            }
+            None => {
+                buf.copy_from_slice(&self.mem[at as usize..at as usize + buf.len()]);
+                Ok(())
+            }
+        }
+    }
+}
+
+impl Drop for Spill {
+    fn drop(&mut self) {
+        if let Some((_, p)) = &self.file {
+            let _ = std::fs::remove_file(p);
+        }
+    }
+}
+
+fn compress_window(w: &[u8]) -> Vec<u8> {
+    let mut e = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::default());
+    e.write_all(w).expect("writing to a Vec cannot fail");
+    e.finish().expect("writing to a Vec cannot fail")
+}
+
+/// Builds the sidecar of gzip source `gz` (see the module doc).
+pub fn build(
+    gz: &dyn ReadAt,
+    info: &SourceInfo,
+    opts: &BuildOptions,
+    sink: &mut impl PageSink,
+    progress: &mut dyn FnMut(u64),
+) -> Result<Superblock> {
+    opts.validate()?;
+    let span = opts.span.clamp(1, u32::MAX as u64);
+    let mut tree = TreeBuilder::new(opts.page_size);
+    let first = Checkpoint { line: 0, offset: 0 };
+    tree.push(first, sink)?;
+    // The text length is known only at the end: scan with an open end and
+    // hold the newest checkpoint back until it is known not to be at EOF.
+    let mut scanner = Scanner::resume(first, opts.spacing, u64::MAX);
+    let mut held: Option<Checkpoint> = None;
+    let mut records: Vec<ApRecord> = Vec::new();
+    let mut blobs = Spill::new();
+    let mut inf = Inflater::new(gz);
+    let mut uoff = 0u64;
+    let mut last_byte = None;
+    let mut next_progress = 0u64;
+    while let Some(ev) = inf.next_event()? {
+        match ev {
+            Event::Data(d) => {
+                scanner.feed(d, uoff, &mut |cp| match held.replace(cp) {
+                    Some(h) => tree.push(h, sink),
+                    None => Ok(()),
+                })?;
+                uoff += d.len() as u64;
+                last_byte = d.last().copied();
+            }
+            Event::Boundary {
+                comp_bit,
+                uncomp,
+                member_start,
+            } => {
+                let due = records.last().is_none_or(|l| uncomp >= l.uncomp + span)
+                    || (member_start && records.last().is_none_or(|l| l.uncomp < uncomp));
+                if due {
+                    let window = inf.window();
+                    let blob = if window.is_empty() {
+                        Vec::new()
+                    } else {
+                        compress_window(&window)
+                    };
+                    records.push(ApRecord {
+                        uncomp,
+                        comp_bit,
+                        blob_offset: blobs.len,
+                        blob_len: blob.len() as u32,
+                        window_len: window.len() as u16,
+                        flags: if member_start { AP_MEMBER_START } else { 0 },
+                    });
+                    blobs.append(&blob)?;
+                }
+                let at = comp_bit / 8;
+                if at >= next_progress {
+                    progress(at);
+                    next_progress = at + (4 << 20);
+                }
+            }
+        }
+    }
+    let text_len = uoff;
+    scanner.set_end(text_len);
+    scanner.finish(&mut |cp| match held.replace(cp) {
+        Some(h) => tree.push(h, sink),
+        None => Ok(()),
+    })?;
+    if let Some(h) = held.filter(|h| h.offset < text_len) {
+        tree.push(h, sink)?;
+    }
+    progress(gz.len());
+    let lines = scanner.newlines() + u64::from(text_len > 0 && last_byte != Some(b'\n'));
+    let fp = fingerprint::compute(gz, gz.len(), info.mtime)?;
+    let mut sb = super::finish(tree, sink, opts, lines, fp, &info.name)?;
+
+    // Access-point pages, then blob pages, after the tree.
+    let p = opts.page_size;
+    let mut page = vec![0u8; p as usize];
+    let mut id = sb.page_count;
+    let ap_first_page = id;
+    let per = fmt::records_per_page(p);
+    for chunk in records.chunks(per) {
+        let mut body = vec![0u8; chunk.len() * fmt::AP_RECORD_LEN];
+        for (r, b) in chunk.iter().zip(body.chunks_mut(fmt::AP_RECORD_LEN)) {
+            r.encode(b);
+        }
+        fmt::encode_page(
+            &mut page,
+            PageKind::AccessPoints,
+            id,
+            chunk.len() as u16,
+            &body,
+        );
+        sink.write_page(id, &page)?;
+        id += 1;
+    }
+    let ap_pages = id - ap_first_page;
+    let payload = fmt::blob_payload(p);
+    let mut body = vec![0u8; payload];
+    let mut at = 0u64;
+    while at < blobs.len {
+        let n = payload.min((blobs.len - at) as usize);
+        blobs.read_at(&mut body[..n], at)?;
+        fmt::encode_page(&mut page, PageKind::Blob, id, n as u16, &body[..n]);
+        sink.write_page(id, &page)?;
+        id += 1;
+        at += n as u64;
+    }
+    sb.version_minor = format::VERSION_MINOR_GZIP;
+    sb.incompat_features |= format::INCOMPAT_GZIP;
+    sb.source_kind = format::SOURCE_KIND_GZIP;
+    sb.page_count = id;
+    sb.gzip = GzipFields {
+        text_len,
+        span: span as u32,
+        ap_count: records.len() as u32,
+        ap_first_page,
+        ap_pages,
+        blob_pages: id - ap_first_page - ap_pages,
+    };
+    Ok(sb)
+}
