@@ -18,6 +18,10 @@ pub struct IndexArgs {
     /// about this many bytes of the source.
     #[arg(long, value_name = "BYTES")]
     spacing: Option<u64>,
+    /// gzip sources: bytes of uncompressed text between access points
+    /// (default 1048576). Smaller: faster random access, larger sidecar.
+    #[arg(long, value_name = "BYTES")]
+    span: Option<u64>,
     /// Rebuild from scratch even if the sidecar is fresh or damaged.
     #[arg(long)]
     force: bool,
@@ -34,6 +38,9 @@ pub fn run(a: IndexArgs) -> lidx::Result<Status> {
     if let Some(s) = a.spacing {
         oo.spacing(s);
     }
+    if let Some(s) = a.span {
+        oo.span(s);
+    }
     let mut force = a.force;
     if let Some(s) = a.spacing {
         // An explicit spacing that differs from a fresh sidecar's: rebuild.
@@ -43,6 +50,16 @@ pub fn run(a: IndexArgs) -> lidx::Result<Status> {
         }
         if let Ok(existing) = probe.inspect(&a.file) {
             force |= existing.superblock().spacing != s;
+        }
+    }
+    if let Some(s) = a.span {
+        let mut probe = OpenOptions::new();
+        if let Some(p) = &a.index {
+            probe.sidecar(p);
+        }
+        if let Ok(existing) = probe.inspect(&a.file) {
+            let g = existing.superblock().gzip;
+            force |= g.ap_count > 0 && g.span as u64 != s;
         }
     }
     oo.force(force);

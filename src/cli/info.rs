@@ -41,15 +41,28 @@ pub fn run(a: InfoArgs) -> lidx::Result<Status> {
     let index = oo.inspect(&a.file)?;
     let i = index.info();
     let fresh = i.verdict == lidx::Verdict::Unchanged;
-    let pct = if i.source_size > 0 {
-        i.sidecar_size as f64 * 100.0 / i.source_size as f64
+    // The sidecar as a share of the file on disk (the archive for gzip).
+    let on_disk = i.gzip.map_or(i.source_size, |g| g.0);
+    let pct = if on_disk > 0 {
+        i.sidecar_size as f64 * 100.0 / on_disk as f64
     } else {
         0.0
+    };
+    let (gz_json, gz_text) = match i.gzip {
+        Some((size, aps, span)) => (
+            format!(
+                ",\"gzip\":{{\"compressed_size\":{size},\"access_points\":{aps},\"span\":{span}}}"
+            ),
+            format!(
+                "gzip:         source size is the uncompressed text; {size} bytes compressed, {aps} access points, span {span} bytes\n"
+            ),
+        ),
+        None => (",\"gzip\":null".to_string(), String::new()),
     };
     let mut out = super::stdout();
     let text = if a.json {
         format!(
-            "{{\"file\":{},\"sidecar\":{},\"lines\":{},\"source_size\":{},\"sidecar_size\":{},\"sidecar_percent\":{pct:.4},\"checkpoints\":{},\"pages\":{},\"page_size\":{},\"height\":{},\"spacing\":{},\"version\":\"{}.{}\",\"source\":\"{}\",\"fresh\":{fresh}}}\n",
+            "{{\"file\":{},\"sidecar\":{},\"lines\":{},\"source_size\":{},\"sidecar_size\":{},\"sidecar_percent\":{pct:.4},\"checkpoints\":{},\"pages\":{},\"page_size\":{},\"height\":{},\"spacing\":{},\"version\":\"{}.{}\",\"source\":\"{}\",\"fresh\":{fresh}{gz_json}}}\n",
             json_str(&a.file.display().to_string()),
             json_str(&index.sidecar_path().display().to_string()),
             i.lines,
@@ -66,7 +79,7 @@ pub fn run(a: InfoArgs) -> lidx::Result<Status> {
         )
     } else {
         format!(
-            "file:         {}\nsidecar:      {}\nlines:        {}\nsource size:  {} bytes\nsidecar size: {} bytes ({pct:.4}% of the source)\ncheckpoints:  {}\npages:        {} x {} bytes\ntree height:  {}\nspacing:      {} bytes\nformat:       v{}.{}\nfresh:        {}\n",
+            "file:         {}\nsidecar:      {}\nlines:        {}\nsource size:  {} bytes\n{gz_text}sidecar size: {} bytes ({pct:.4}% of the file)\ncheckpoints:  {}\npages:        {} x {} bytes\ntree height:  {}\nspacing:      {} bytes\nformat:       v{}.{}\nfresh:        {}\n",
             a.file.display(),
             index.sidecar_path().display(),
             i.lines,

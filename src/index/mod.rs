@@ -62,7 +62,7 @@ impl std::fmt::Debug for Index {
 pub struct Info {
     /// Lines in the indexed source.
     pub lines: u64,
-    /// Indexed source size in bytes.
+    /// Indexed text size in bytes (uncompressed for gzip sources).
     pub source_size: u64,
     /// Sidecar size in bytes.
     pub sidecar_size: u64,
@@ -80,6 +80,9 @@ pub struct Info {
     pub version: (u16, u16),
     /// How the source relates to the sidecar at open.
     pub verdict: Verdict,
+    /// gzip sources: (compressed file size, access points, span); `None`
+    /// for plain sources.
+    pub gzip: Option<(u64, u32, u32)>,
 }
 
 /// Reads and validates the superblock of `sidecar`.
@@ -246,7 +249,7 @@ impl Index {
     pub fn info(&self) -> Info {
         Info {
             lines: self.sb.line_count,
-            source_size: self.sb.fingerprint.size,
+            source_size: self.sb.text_len(),
             sidecar_size: self.sidecar_len,
             checkpoints: self.sb.checkpoint_count,
             pages: self.sb.page_count,
@@ -255,6 +258,11 @@ impl Index {
             spacing: self.sb.spacing,
             version: (self.sb.version_major, self.sb.version_minor),
             verdict: self.verdict,
+            gzip: (self.sb.source_kind == format::SOURCE_KIND_GZIP).then_some((
+                self.sb.fingerprint.size,
+                self.sb.gzip.ap_count,
+                self.sb.gzip.span,
+            )),
         }
     }
 

@@ -105,6 +105,12 @@ impl OpenOptions {
         self
     }
 
+    /// gzip sources: uncompressed bytes between access points for builds.
+    pub fn span(&mut self, bytes: u64) -> &mut OpenOptions {
+        self.build.span = bytes;
+        self
+    }
+
     /// Page size for builds.
     pub fn page_size(&mut self, bytes: u32) -> &mut OpenOptions {
         self.build.page_size = bytes;

@@ -66,6 +66,11 @@ impl BuildOptions {
                 self.page_size
             )));
         }
+        if self.span == 0 || self.span > u32::MAX as u64 {
+            return Err(Error::InvalidArgument(
+                "span must be in 1..=4294967295 bytes".into(),
+            ));
+        }
         if self.buffer_size == 0 {
             return Err(Error::InvalidArgument(
                 "buffer size must be positive".into(),
