@@ -85,7 +85,7 @@ impl Drop for Spill {
 }
 
 fn compress_window(w: &[u8]) -> Vec<u8> {
-    let mut e = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::default());
+    let mut e = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::best());
     e.write_all(w).expect("writing to a Vec cannot fail");
     e.finish().expect("writing to a Vec cannot fail")
 }
