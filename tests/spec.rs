@@ -1620,6 +1620,15 @@ fn gunzip(mut gz: &[u8]) -> Vec<u8> {
     out
 }
 
+/// Raw deflate at level 9, as R-96 says the reference implementation
+/// compresses windows.
+fn deflate_best(data: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut e = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::best());
+    e.write_all(data).expect("write to a Vec");
+    e.finish().expect("finish to a Vec")
+}
+
 fn inflate_raw(blob: &[u8]) -> Vec<u8> {
     use std::io::Read;
     let mut out = Vec::new();
@@ -2150,6 +2159,8 @@ fn check_access_points(gz: &[u8], sidecar: &[u8], span: u64) {
         let blob = &stream[rec.blob_offset as usize..][..rec.blob_len as usize];
         if !window.is_empty() {
             assert_eq!(&inflate_raw(blob), window, "window of access point {i}");
+            // R-96 names the level the reference implementation uses.
+            assert_eq!(blob, deflate_best(window), "R-96: not level 9");
         }
         // resuming there gives the text from there to its member's end.
         let (got, after) = resume_per_spec(gz, rec, window, sb.gzip.text_len);
