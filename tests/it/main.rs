@@ -16,6 +16,7 @@ mod big;
 mod cli;
 mod extend;
 mod grep;
+mod gz;
 mod oracle;
 mod props;
 mod sidecar;
