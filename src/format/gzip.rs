@@ -14,7 +14,7 @@ pub const AP_RECORD_LEN: usize = 32;
 /// Flag: the access point is a member's first block.
 pub const AP_MEMBER_START: u16 = 1;
 
-/// One access-point record (spec §11, table 9).
+/// One access-point record (spec §11, table 19).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct ApRecord {
     /// Uncompressed offset.

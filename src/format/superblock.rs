@@ -56,7 +56,7 @@ pub struct Superblock {
     pub compat_features: u32,
     /// Key kind ([`KEY_KIND_LINE_OFFSET`]).
     pub key_kind: u8,
-    /// Source kind ([`SOURCE_KIND_PLAIN`]).
+    /// Source kind ([`SOURCE_KIND_PLAIN`] or [`SOURCE_KIND_GZIP`]).
     pub source_kind: u8,
     /// Number of lines in the indexed prefix.
     pub line_count: u64,
@@ -223,7 +223,7 @@ impl Superblock {
         Ok(sb)
     }
 
-    /// Field sanity checks (R-8..R-12): everything a reader relies on before
+    /// Field sanity checks (R-8..R-12, R-16, R-17): everything a reader relies on before
     /// it allocates or follows a page number.
     fn validate(&self, fp_block: u32) -> Result<(), SuperblockError> {
         let bad = |what: String| Err(SuperblockError::Invalid(what));

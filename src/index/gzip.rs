@@ -24,7 +24,7 @@ impl SidecarAps {
         }
     }
 
-    fn corrupt(&self, page: u32, what: impl Into<String>) -> Error {
+    pub(crate) fn corrupt(&self, page: u32, what: impl Into<String>) -> Error {
         Error::corrupt(self.file.path(), page as u64, what)
     }
 
@@ -101,22 +101,19 @@ impl AccessPoints for SidecarAps {
 
     fn get(&self, i: usize) -> Result<AccessPoint> {
         let r = self.record(i)?;
+        let page =
+            self.sb.gzip.ap_first_page + (i / fmt::records_per_page(self.sb.page_size)) as u32;
         let mut window = Vec::with_capacity(r.window_len as usize);
         if r.blob_len > 0 {
             let blob = self.blob(r.blob_offset, r.blob_len as usize)?;
             flate2::read::DeflateDecoder::new(&blob[..])
                 .take(crate::gzip::inflate::WINDOW as u64 + 1)
                 .read_to_end(&mut window)
-                .map_err(|e| {
-                    self.corrupt(
-                        self.sb.gzip.ap_first_page,
-                        format!("window of access point {i}: {e}"),
-                    )
-                })?;
+                .map_err(|e| self.corrupt(page, format!("window of access point {i}: {e}")))?;
         }
         if window.len() != r.window_len as usize {
             return Err(self.corrupt(
-                self.sb.gzip.ap_first_page,
+                page,
                 format!("window of access point {i} has the wrong length"),
             ));
         }
@@ -137,5 +134,11 @@ pub fn text(
     cache_bytes: usize,
 ) -> Result<GzText<SidecarAps>> {
     let aps = SidecarAps::new(file, sb);
+    if aps.offset(0)? != 0 {
+        return Err(aps.corrupt(
+            sb.gzip.ap_first_page,
+            "the first access point is not at offset 0",
+        ));
+    }
     GzText::new(gz, aps, sb.gzip.text_len, sb.gzip.span as u64, cache_bytes)
 }

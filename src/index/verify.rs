@@ -147,7 +147,7 @@ pub(super) fn verify(index: &Index, full: bool) -> Result<VerifyReport> {
             let ap = aps.get(i)?;
             let ok = match prev {
                 None => ap.uncomp == 0,
-                Some(p) => ap.uncomp >= p,
+                Some(p) => ap.uncomp > p,
             };
             if !ok {
                 return Err(corrupt(
