@@ -42,9 +42,7 @@ echo "Archive: $F, $(stat -c %s "$F") bytes compressed (gzip -6), $SIZE bytes of
 echo
 cat "$F" >/dev/null
 rm -f "$F.lidx" "${F%.gz}.gzi" "$F.gzi"
-hfs --runs 3 --prepare "rm -f $F.lidx" "$LIDX index -q $F" \
-  "gzip -dc $F" \
-  --prepare "rm -f ${F%.gz}.gzi" "gztool -x -i $F"
+hfs --runs 3 --prepare "rm -f $F.lidx ${F%.gz}.gzi" "$LIDX index -q $F" "gzip -dc $F" "gztool -x -i $F"
 L=$(median 0); G=$(median 1); Z=$(median 2)
 echo "## 1. Index build (median of 3)"
 echo

@@ -10,7 +10,7 @@
 use super::{PAGE_HEADER_LEN, PageHeader, PageKind, seal_page};
 
 /// Bytes per access-point record.
-pub const AP_RECORD_LEN: usize = 32;
+pub const AP_RECORD_LEN: usize = 40;
 /// Flag: the access point is a member's first block.
 pub const AP_MEMBER_START: u16 = 1;
 
@@ -29,10 +29,14 @@ pub struct ApRecord {
     pub window_len: u16,
     /// [`AP_MEMBER_START`] or 0.
     pub flags: u16,
+    /// CRC-32 of the text from this access point to the next one (or to
+    /// the end): checked after decoding a span, so damage that still
+    /// decodes (a flipped literal) is an error, not wrong lines.
+    pub span_crc: u32,
 }
 
 impl ApRecord {
-    /// Encodes into 32 bytes.
+    /// Encodes into 40 bytes (the last 4 reserved, zero).
     pub fn encode(&self, b: &mut [u8]) {
         b[0..8].copy_from_slice(&self.uncomp.to_le_bytes());
         b[8..16].copy_from_slice(&self.comp_bit.to_le_bytes());
@@ -40,9 +44,11 @@ impl ApRecord {
         b[24..28].copy_from_slice(&self.blob_len.to_le_bytes());
         b[28..30].copy_from_slice(&self.window_len.to_le_bytes());
         b[30..32].copy_from_slice(&self.flags.to_le_bytes());
+        b[32..36].copy_from_slice(&self.span_crc.to_le_bytes());
+        b[36..40].fill(0);
     }
 
-    /// Decodes 32 bytes.
+    /// Decodes 40 bytes.
     pub fn decode(b: &[u8]) -> ApRecord {
         let u64_at = |o: usize| u64::from_le_bytes(b[o..o + 8].try_into().expect("8 bytes"));
         ApRecord {
@@ -52,6 +58,7 @@ impl ApRecord {
             blob_len: u32::from_le_bytes(b[24..28].try_into().expect("4 bytes")),
             window_len: u16::from_le_bytes(b[28..30].try_into().expect("2 bytes")),
             flags: u16::from_le_bytes(b[30..32].try_into().expect("2 bytes")),
+            span_crc: u32::from_le_bytes(b[32..36].try_into().expect("4 bytes")),
         }
     }
 }
@@ -119,10 +126,11 @@ mod tests {
             blob_len: 7000,
             window_len: 32768,
             flags: 1,
+            span_crc: 0xdead_beef,
         };
-        let mut b = [0u8; 32];
+        let mut b = [0u8; AP_RECORD_LEN];
         r.encode(&mut b);
         assert_eq!(ApRecord::decode(&b), r);
-        assert_eq!(records_per_page(4096), 127);
+        assert_eq!(records_per_page(4096), 102);
     }
 }

@@ -38,6 +38,8 @@ pub struct AccessPoint {
     /// True at the start of a member's deflate data: decoding from here can
     /// check the member's CRC-32 and length.
     pub member_start: bool,
+    /// CRC-32 of the text from here to the next access point, when known.
+    pub span_crc: Option<u32>,
 }
 
 /// What the decoder reports, in stream order.
@@ -427,6 +429,7 @@ mod tests {
                         uncomp,
                         window,
                         member_start,
+                        span_crc: None,
                     });
                 }
             }

@@ -181,6 +181,18 @@ impl<A: AccessPoints> GzText<A> {
                 ),
             });
         }
+        if let Some(want) = ap.span_crc {
+            let got = crc32fast::hash(&out);
+            if got != want {
+                return Err(Error::SourceChanged {
+                    path: self.gz.path().to_path_buf(),
+                    what: format!(
+                        "the text decoded from compressed bit {} (access point {i}) has CRC-32 {got:#010x}, the index says {want:#010x}: the archive is damaged or was changed",
+                        ap.comp_bit
+                    ),
+                });
+            }
+        }
         let data = Arc::new(out);
         let mut s = self.spans.lock();
         if !s.data.contains_key(&id) {
@@ -231,24 +243,35 @@ impl<A: AccessPoints> ReadAt for GzText<A> {
 pub fn access_points(gz: &dyn ReadAt, span: u64) -> Result<(Vec<AccessPoint>, u64)> {
     let mut inf = Inflater::new(gz);
     let mut aps: Vec<AccessPoint> = Vec::new();
+    let mut crc = crc32fast::Hasher::new();
     while let Some(ev) = inf.next_event()? {
-        if let Event::Boundary {
-            comp_bit,
-            uncomp,
-            member_start,
-        } = ev
-        {
-            let due = aps.last().is_none_or(|l| uncomp >= l.uncomp + span);
-            if due || (member_start && aps.last().is_none_or(|l| l.uncomp < uncomp)) {
-                let window = inf.window();
-                aps.push(AccessPoint {
-                    comp_bit,
-                    uncomp,
-                    window,
-                    member_start,
-                });
+        match ev {
+            Event::Data(d) => crc.update(d),
+            Event::Boundary {
+                comp_bit,
+                uncomp,
+                member_start,
+            } => {
+                let due = aps.last().is_none_or(|l| uncomp >= l.uncomp + span);
+                if due || (member_start && aps.last().is_none_or(|l| l.uncomp < uncomp)) {
+                    let done = std::mem::replace(&mut crc, crc32fast::Hasher::new());
+                    if let Some(prev) = aps.last_mut() {
+                        prev.span_crc = Some(done.finalize());
+                    }
+                    let window = inf.window();
+                    aps.push(AccessPoint {
+                        comp_bit,
+                        uncomp,
+                        window,
+                        member_start,
+                        span_crc: None,
+                    });
+                }
             }
         }
+    }
+    if let Some(last) = aps.last_mut() {
+        last.span_crc = Some(crc.finalize());
     }
     Ok((aps, inf.position()))
 }

@@ -122,6 +122,7 @@ impl AccessPoints for SidecarAps {
             uncomp: r.uncomp,
             window,
             member_start: r.flags & AP_MEMBER_START != 0,
+            span_crc: Some(r.span_crc),
         })
     }
 }

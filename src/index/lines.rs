@@ -122,6 +122,8 @@ impl Index {
         let mut next_number = first + 1;
         let mut at_line_start = true;
         let mut itoa = [0u8; 24];
+        let mut newlines = 0u64;
+        let mut last_byte = None;
         let result = (|| {
             while at < span.end {
                 let want = buf.len().min((span.end - at) as usize);
@@ -133,7 +135,9 @@ impl Index {
                     });
                 }
                 let chunk = &buf[..got];
+                last_byte = chunk.last().copied();
                 if !numbered {
+                    newlines += memchr::memchr_iter(b'\n', chunk).count() as u64;
                     out.write_all(chunk).map_err(out_err)?;
                 } else {
                     let mut s = 0;
@@ -147,6 +151,7 @@ impl Index {
                         }
                         match memchr::memchr(b'\n', &chunk[s..]) {
                             Some(k) => {
+                                newlines += 1;
                                 out.write_all(&chunk[s..s + k + 1]).map_err(out_err)?;
                                 s += k + 1;
                                 at_line_start = true;
@@ -159,6 +164,21 @@ impl Index {
                     }
                 }
                 at += got as u64;
+            }
+            // The bytes must hold exactly the lines the index promised (a
+            // source edited in place without changing size or mtime, or a
+            // damaged archive, is caught here, if only after the output).
+            let unterminated = last_byte != Some(b'\n');
+            if newlines + u64::from(unterminated) != count
+                || (unterminated && span.end != self.source_len())
+            {
+                return Err(Error::SourceChanged {
+                    path: self.source_path().to_path_buf(),
+                    what: format!(
+                        "bytes {}..{} hold {newlines} newlines where the index promised {count} lines",
+                        span.start, span.end
+                    ),
+                });
             }
             Ok(())
         })();

@@ -113,6 +113,7 @@ pub fn build(
     let mut uoff = 0u64;
     let mut last_byte = None;
     let mut next_progress = 0u64;
+    let mut span_crc = crc32fast::Hasher::new();
     while let Some(ev) = inf.next_event()? {
         match ev {
             Event::Data(d) => {
@@ -122,6 +123,7 @@ pub fn build(
                 })?;
                 uoff += d.len() as u64;
                 last_byte = d.last().copied();
+                span_crc.update(d);
             }
             Event::Boundary {
                 comp_bit,
@@ -131,6 +133,10 @@ pub fn build(
                 let due = records.last().is_none_or(|l| uncomp >= l.uncomp + span)
                     || (member_start && records.last().is_none_or(|l| l.uncomp < uncomp));
                 if due {
+                    let done = std::mem::replace(&mut span_crc, crc32fast::Hasher::new());
+                    if let Some(prev) = records.last_mut() {
+                        prev.span_crc = done.finalize();
+                    }
                     let window = inf.window();
                     let blob = if window.is_empty() {
                         Vec::new()
@@ -144,6 +150,7 @@ pub fn build(
                         blob_len: blob.len() as u32,
                         window_len: window.len() as u16,
                         flags: if member_start { AP_MEMBER_START } else { 0 },
+                        span_crc: 0,
                     });
                     blobs.append(&blob)?;
                 }
@@ -156,6 +163,9 @@ pub fn build(
         }
     }
     let text_len = uoff;
+    if let Some(last) = records.last_mut() {
+        last.span_crc = span_crc.finalize();
+    }
     scanner.set_end(text_len);
     scanner.finish(&mut |cp| match held.replace(cp) {
         Some(h) => tree.push(h, sink),
