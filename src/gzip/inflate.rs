@@ -338,6 +338,9 @@ impl<'s> Inflater<'s> {
                         return Err(self.corrupt("truncated deflate stream"));
                     }
                 }
+                TINFLStatus::FailedCannotMakeProgress if self.eof() => {
+                    return Err(self.corrupt("truncated deflate stream (the archive ends early)"));
+                }
                 other => return Err(self.corrupt(format!("invalid deflate data ({other:?})"))),
             }
             if produced > 0 {
