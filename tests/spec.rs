@@ -16,8 +16,9 @@
 //! - every requirement number cited in `src/` exists in the spec;
 //! - for gzip sources (§11): the access-point record and page tables, the
 //!   gzip superblock rules, the gzip vectors (whose source bytes flate2
-//!   must reproduce), the access-point rule, the windows, and resuming at
-//!   an access point with a decoder driven only by what §11.4 says.
+//!   must reproduce), the access-point rule, the windows, the span CRCs
+//!   (and that a reader refuses a span that does not match), and resuming
+//!   at an access point with a decoder driven only by what §11.4 says.
 //!
 //! `cargo test --test spec -- --ignored --nocapture print_vectors` prints
 //! the vectors in the spec's hex notation, for regenerating §10.
@@ -1208,6 +1209,19 @@ fn annotations_match_the_vectors() {
                     "{}: row {r:?}",
                     t.caption
                 );
+                if sub == "span_crc" {
+                    // "CRC of the text A..B": those bytes of the text.
+                    let (_, range) = r[vc]
+                        .split_once("CRC of the text ")
+                        .unwrap_or_else(|| panic!("{}: row {r:?}", t.caption));
+                    let (a, b) = range
+                        .split_once("..")
+                        .map(|(a, b)| (ints(a)[0] as usize, ints(b)[0] as usize))
+                        .expect("a range");
+                    let text = gunzip(&v.source);
+                    let crc = crc_from_parameters(&text[a..b]).to_le_bytes();
+                    assert_eq!(want, crc, "{}: row {r:?}", t.caption);
+                }
                 continue;
             }
             if let Some((base, idx)) = field.split_once('[') {
@@ -1354,6 +1368,7 @@ enum Class {
     Feature,
     Checksum,
     Corrupt,
+    SourceChanged,
 }
 
 fn class(e: &Error) -> Class {
@@ -1363,6 +1378,7 @@ fn class(e: &Error) -> Class {
         Error::UnsupportedFeature { .. } => Class::Feature,
         Error::ChecksumMismatch { .. } => Class::Checksum,
         Error::Corrupt { .. } => Class::Corrupt,
+        Error::SourceChanged { .. } => Class::SourceChanged,
         other => panic!("unexpected error kind: {other}"),
     }
 }
@@ -1428,7 +1444,8 @@ fn damage_table() {
     let mut vs = vectors(&s);
     // Cases D-1 … D-27 use V2 (page 1 = leaf with lines 0..31, page 2 =
     // leaf with 31..40, page 3 = root); D-28 … use the gzip vector V4
-    // (page 1 = the leaf, page 2 = access points, page 3 = blob).
+    // (page 1 = the leaf, page 2 = access points, page 3 = blob; source
+    // byte 11 holds the last code bits of the first literal, R-100).
     let v2 = vs.remove("V2").expect("vector V2");
     let v4 = vs.remove("V4").expect("vector V4");
     let (opened, baseline2) = open_and_query(&v2.source, v2.sidecar.clone());
@@ -1465,6 +1482,7 @@ fn damage_table() {
         let gzip = number >= 28;
         let v = if gzip { &v4 } else { &v2 };
         let mut b = v.sidecar.clone();
+        let mut src = v.source.clone();
         match case {
             "D-1" => b.truncate(100),
             "D-2" => b[1] = b'X',
@@ -1534,12 +1552,23 @@ fn damage_table() {
             "D-40" => repage(&mut b, 3, &|pg| {
                 pg[6..8].copy_from_slice(&5u16.to_le_bytes())
             }),
+            "D-41" => repage(&mut b, 2, &|pg| pg[rec(1, 32)] ^= 0x01),
+            "D-42" => {
+                assert_eq!(src[11], 0xcf, "D-42: byte 11 of V4");
+                src[11] ^= 1 << 2;
+                // Still a valid deflate stream, to a text of the same
+                // length with `n` for `o`: only span_crc can tell.
+                let mut damaged = inflate_raw(&src[10..]);
+                damaged.extend(gunzip(&src[40..]));
+                assert_eq!(damaged, b"nne\ntwo\nthree\nfour\n", "D-42");
+            }
+            "D-43" => repage(&mut b, 2, &|pg| pg[rec(1, 37)] = 0x5a),
             other => panic!("table 9 case {other} has no scenario in tests/spec.rs"),
         }
         let (opened, answers) = if gzip {
-            open_and_read(&v.source, b)
+            open_and_read(&src, b)
         } else {
-            open_and_query(&v.source, b)
+            open_and_query(&src, b)
         };
         let baseline = if gzip { &baseline4 } else { &baseline2 };
         let answer = strip_ticks(&r[ac]);
@@ -1550,6 +1579,7 @@ fn damage_table() {
             "unsupported-feature" => Some(Class::Feature),
             "checksum-mismatch" => Some(Class::Checksum),
             "corrupt" => Some(Class::Corrupt),
+            "source-changed" => Some(Class::SourceChanged),
             a => panic!("case {case}: unknown answer {a:?}"),
         };
         match (r[wc].as_str(), expect) {
@@ -1569,7 +1599,7 @@ fn damage_table() {
             (w, _) => panic!("case {case}: unknown detection point {w:?}"),
         }
     }
-    assert_eq!(seen.len(), 40, "table 9 cases: {seen:?}");
+    assert_eq!(seen.len(), 43, "table 9 cases: {seen:?}");
 }
 
 // ---------------------------------------------------------------------------
@@ -1848,10 +1878,15 @@ fn access_point_tables_match_encoding() {
         blob_len: 0x1b1a_1918,
         window_len: 0x1d1c,
         flags: 0x1f1e,
+        span_crc: 0x2322_2120,
     };
     let mut bytes = [0xeeu8; gzfmt::AP_RECORD_LEN];
     r.encode(&mut bytes);
     assert_eq!(ApRecord::decode(&bytes), r);
+    // the reserved bytes are written as zero and mean nothing.
+    let mut dirty = bytes;
+    dirty[36..40].copy_from_slice(&[0x24, 0x25, 0x26, 0x27]);
+    assert_eq!(ApRecord::decode(&dirty), r, "reserved bytes are ignored");
     let mut want: BTreeMap<&str, Vec<u8>> = BTreeMap::from([
         ("uncomp", r.uncomp.to_le_bytes().to_vec()),
         ("comp_bit", r.comp_bit.to_le_bytes().to_vec()),
@@ -1859,6 +1894,8 @@ fn access_point_tables_match_encoding() {
         ("blob_len", r.blob_len.to_le_bytes().to_vec()),
         ("window_len", r.window_len.to_le_bytes().to_vec()),
         ("flags", r.flags.to_le_bytes().to_vec()),
+        ("span_crc", r.span_crc.to_le_bytes().to_vec()),
+        ("reserved", vec![0; 4]),
     ]);
     let (o, sz, ty, f, d) = (
         t.col("Offset"),
@@ -1888,11 +1925,24 @@ fn access_point_tables_match_encoding() {
                 assert!(row[d].contains("`0..32768` inclusive"));
                 assert_eq!(lidx::gzip::inflate::WINDOW, 32768);
             }
+            "span_crc" => {
+                assert!(row[d].starts_with("CRC of the text `uncomp..end`"));
+                assert!(row[d].contains("R-100"), "span_crc cites R-100");
+            }
+            "reserved" => assert!(row[d].starts_with("Zero (R-2)")),
             _ => {}
         }
     }
-    assert_eq!(at, gzfmt::AP_RECORD_LEN, "table 19 must cover 0..32");
+    assert_eq!(at, gzfmt::AP_RECORD_LEN, "table 19 must cover 0..40");
     assert!(want.is_empty(), "missing from table 19: {:?}", want.keys());
+    let n = gzfmt::AP_RECORD_LEN;
+    assert!(
+        t.caption.contains(&format!(
+            "({n} bytes, at byte 16 + {n}k of its page for its k-th record)"
+        )),
+        "table 19 caption: {}",
+        t.caption
+    );
 
     // Tables 20 and 21 against pages encoded by the code.
     for p in [512u32, 4096] {
@@ -1906,6 +1956,7 @@ fn access_point_tables_match_encoding() {
                     blob_len: 77,
                     window_len: 32768,
                     flags: (i == 0) as u16,
+                    span_crc: 0x9e37_79b9 ^ i as u32,
                 })
                 .collect();
             let mut body = vec![0u8; n * gzfmt::AP_RECORD_LEN];
@@ -1939,8 +1990,10 @@ fn access_point_tables_match_encoding() {
     );
     let flat = s.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(flat.contains(&text), "spec §11.3 lacks {text:?}");
+    let formula = format!("`ap_records(P) = ⌊(P − 16) / {}⌋`", gzfmt::AP_RECORD_LEN);
+    assert!(flat.contains(&formula), "spec §11.3 lacks {formula:?}");
     for p in [a, b, c] {
-        assert_eq!(gzfmt::records_per_page(p), (p as usize - 16) / 32);
+        assert_eq!(gzfmt::records_per_page(p), (p as usize - 16) / 40);
         assert_eq!(gzfmt::blob_payload(p), p as usize - 16);
         assert!(
             gzfmt::blob_payload(p) <= u16::MAX as usize,
@@ -2015,7 +2068,9 @@ fn stored_access_points(sidecar: &[u8]) -> (Superblock, Vec<ApRecord>, Vec<u8>) 
         assert!(h.count >= 1, "page {id}: count");
         (pg, h.count as usize)
     };
-    let per = (p - 16) / 32;
+    // Table 19: 40-byte records; bytes 36..40 of each are reserved.
+    const REC: usize = 40;
+    let per = (p - 16) / REC;
     let mut recs = Vec::new();
     for k in 0..g.ap_pages {
         let (pg, n) = page(g.ap_first_page + k, 3);
@@ -2030,10 +2085,11 @@ fn stored_access_points(sidecar: &[u8]) -> (Superblock, Vec<ApRecord>, Vec<u8>) 
             "every access-point page but the last is full"
         );
         for j in 0..n {
-            let at = 16 + 32 * j;
-            recs.push(ApRecord::decode(&pg[at..at + 32]));
+            let at = 16 + REC * j;
+            recs.push(ApRecord::decode(&pg[at..at + REC]));
+            assert_eq!(pg[at + 36..at + REC], [0; 4], "reserved (R-2)");
         }
-        assert!(pg[16 + 32 * n..].iter().all(|&b| b == 0), "padding");
+        assert!(pg[16 + REC * n..].iter().all(|&b| b == 0), "padding");
     }
     let mut stream = Vec::new();
     for k in 0..g.blob_pages {
@@ -2135,6 +2191,7 @@ fn check_access_points(gz: &[u8], sidecar: &[u8], span: u64) {
                     blob_len: 0, // compared below
                     window_len: window.len() as u16,
                     flags: member_start as u16,
+                    span_crc: 0, // set below, once the next one is known
                 },
                 window,
             ));
@@ -2147,6 +2204,15 @@ fn check_access_points(gz: &[u8], sidecar: &[u8], span: u64) {
     }
     assert!(candidates >= recs.len());
     assert_eq!(recs.len(), want.len(), "number of access points");
+    // span_crc is the CRC of the text from the access point to the
+    // next one, the last one's to the end of the text.
+    for i in 0..want.len() {
+        let from = want[i].0.uncomp as usize;
+        let to = want
+            .get(i + 1)
+            .map_or(text.len(), |(r, _)| r.uncomp as usize);
+        want[i].0.span_crc = crc_from_parameters(&text[from..to]);
+    }
     assert_eq!(recs[0].uncomp, 0, "the first access point is at offset 0");
     for (i, (rec, (w, window))) in recs.iter().zip(&want).enumerate() {
         assert_eq!(rec, w, "access point {i}");
@@ -2249,6 +2315,42 @@ fn access_points_follow_section_11() {
             assert_eq!(sb.gzip.ap_count, 4, "member starts with text");
         }
     }
+}
+
+/// R-100 and §7: a damaged archive that still decodes to text of the
+/// right length (Table 9, D-42) fails wherever the text is read, a full
+/// verification included, and never yields the wrong text; a quick
+/// verification, which decodes no span, passes.
+#[test]
+fn span_crc_catches_what_decodes() {
+    let s = spec();
+    let v4 = &vectors(&s)["V4"];
+    let mut src = v4.source.clone();
+    src[11] ^= 1 << 2;
+    let open = || {
+        Index::from_parts(
+            Box::new(MemSource::new(src.clone())),
+            Box::new(MemSource::new(v4.sidecar.clone())),
+            (0, 0),
+            1 << 20,
+        )
+        .expect("opens: the sidecar is intact")
+    };
+    let index = open();
+    index.verify(false).expect("no span is decoded");
+    let e = index.verify(true).expect_err("a full verification decodes");
+    assert_eq!(class(&e), Class::SourceChanged, "{e}");
+    // Every read of text in span 0 (0..8) fails; the other spans read.
+    let index = open();
+    let mut buf = [0u8; 3];
+    for off in 0..8 {
+        let e = index.source().read_full_at(&mut buf[..1], off);
+        assert_eq!(class(&e.expect_err("span 0")), Class::SourceChanged);
+    }
+    index.source().read_full_at(&mut buf, 8).expect("span 1");
+    assert_eq!(&buf, b"thr");
+    index.source().read_full_at(&mut buf, 15).expect("span 2");
+    assert_eq!(&buf, b"our");
 }
 
 // ---------------------------------------------------------------------------
@@ -2359,10 +2461,11 @@ fn requirement_numbers() {
         (92, "candidate"),
         (93, "32768"),
         (94, "blob_pages"),
-        (95, "32 bytes"),
+        (95, "40 bytes"),
         (96, "raw deflate"),
         (97, "comp_bit"),
         (98, "page CRC"),
+        (100, "span_crc"),
         (99, "rebuild"),
     ] {
         let text = defs
