@@ -82,6 +82,16 @@ pub enum Error {
         /// What did not match.
         what: String,
     },
+    /// A compressed source is damaged (its deflate data, a member header or
+    /// trailer).
+    CorruptSource {
+        /// The source path.
+        path: PathBuf,
+        /// Offset in the compressed file near which the damage was found.
+        offset: u64,
+        /// What is wrong.
+        what: String,
+    },
     /// No sidecar exists and building one was not allowed.
     Missing {
         /// The source path.
@@ -211,6 +221,11 @@ impl fmt::Display for Error {
                 source_path.display(),
                 sidecar.display(),
                 source_path.display()
+            ),
+            Error::CorruptSource { path, offset, what } => write!(
+                f,
+                "{}: corrupt gzip data near compressed byte {offset}: {what}",
+                path.display()
             ),
             Error::Foreign { sidecar, built_for } => write!(
                 f,

@@ -192,11 +192,11 @@ impl<'s> Inflater<'s> {
     }
 
     fn corrupt(&self, what: impl std::fmt::Display) -> Error {
-        Error::InvalidArgument(format!(
-            "{}: corrupt gzip data near compressed byte {}: {what}",
-            self.src.path().display(),
-            self.at_file()
-        ))
+        Error::CorruptSource {
+            path: self.src.path().to_path_buf(),
+            offset: self.at_file(),
+            what: what.to_string(),
+        }
     }
 
     /// Starts the next member at the current input position. Returns false
