@@ -369,12 +369,13 @@ impl Boundary {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::io::MemSource;
     use std::io::Write;
 
-    fn gz(data: &[u8], level: u32) -> Vec<u8> {
+    /// gzip-compresses `data` with flate2 (shared with the other gzip tests).
+    pub(crate) fn gz(data: &[u8], level: u32) -> Vec<u8> {
         let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(level));
         e.write_all(data).unwrap();
         e.finish().unwrap()

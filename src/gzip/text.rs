@@ -279,14 +279,8 @@ pub fn access_points(gz: &dyn ReadAt, span: u64) -> Result<(Vec<AccessPoint>, u6
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::gzip::inflate::tests::gz;
     use crate::io::MemSource;
-    use std::io::Write;
-
-    fn gz(data: &[u8], level: u32) -> Vec<u8> {
-        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(level));
-        e.write_all(data).unwrap();
-        e.finish().unwrap()
-    }
 
     #[test]
     fn reads_anywhere_equal_the_text() {
