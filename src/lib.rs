@@ -25,6 +25,9 @@
 //! - [`ingest`]: the newline scan, the bulk loader, crash-safe writing.
 //! - [`Index`]: opening, freshness checks, line/offset queries.
 //! - [`search`]: grep over line ranges, parallel across checkpoints.
+//! - [`gzip`]: gzip sources — a resumable inflater with access points and
+//!   [`gzip::GzText`], the uncompressed text as a [`io::ReadAt`], so every
+//!   query above works on `.gz` files unchanged.
 //!
 //! # Conventions
 //!
