@@ -2466,7 +2466,7 @@ fn requirement_numbers() {
         (97, "comp_bit"),
         (98, "page CRC"),
         (100, "span_crc"),
-        (99, "rebuild"),
+        (99, "fresh build"),
     ] {
         let text = defs
             .get(&n)

@@ -47,7 +47,8 @@ impl SidecarAps {
         Ok((buf, n))
     }
 
-    fn record(&self, i: usize) -> Result<ApRecord> {
+    /// Access-point record `i`, as stored.
+    pub(crate) fn record(&self, i: usize) -> Result<ApRecord> {
         let per = fmt::records_per_page(self.sb.page_size);
         let id = self.sb.gzip.ap_first_page + (i / per) as u32;
         let (page, n) = self.page(id, PageKind::AccessPoints, per)?;
@@ -62,6 +63,18 @@ impl SidecarAps {
             return Err(self.corrupt(id, format!("access point {i} is out of range")));
         }
         Ok(r)
+    }
+
+    /// Passes the whole blob stream, page by page, to `f` (extension copies
+    /// it so that old records' blob offsets stay valid).
+    pub(crate) fn copy_blobs(&self, f: &mut dyn FnMut(&[u8]) -> Result<()>) -> Result<()> {
+        let payload = fmt::blob_payload(self.sb.page_size);
+        let first = self.sb.gzip.ap_first_page + self.sb.gzip.ap_pages;
+        for k in 0..self.sb.gzip.blob_pages {
+            let (page, n) = self.page(first + k, PageKind::Blob, payload)?;
+            f(&page[crate::format::PAGE_HEADER_LEN..crate::format::PAGE_HEADER_LEN + n])?;
+        }
+        Ok(())
     }
 
     /// Reads `len` bytes of the blob stream at `off`.

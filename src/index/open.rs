@@ -223,19 +223,34 @@ impl OpenOptions {
                 Err(e) => return Err(e),
                 Ok(index) => match index.verdict() {
                     Verdict::Unchanged => unreachable!("returned in phase 1"),
-                    // A grown gzip source is rebuilt (extension covers plain
-                    // sources only, for now).
-                    Verdict::Appended
-                        if self.refresh
-                            && index.superblock().source_kind
-                                == crate::format::SOURCE_KIND_PLAIN =>
-                    {
+                    Verdict::Appended if self.refresh => {
                         let sb = index.superblock().clone();
+                        let gzip = sb.source_kind == crate::format::SOURCE_KIND_GZIP;
                         let dest = self.writable(&path, source, in_cache_dir, |dest| {
                             write_sidecar(dest, sb.page_size, |sink| {
-                                ingest::extend(&sb, index.cache(), &src, &info, sink, &mut |d| {
-                                    progress(d, src.len())
-                                })
+                                let mut report = |d| progress(d, src.len());
+                                if gzip {
+                                    let aps =
+                                        super::gzip::SidecarAps::new(index.sidecar_file(), &sb);
+                                    ingest::gzip::extend(
+                                        &sb,
+                                        index.cache(),
+                                        &aps,
+                                        &src,
+                                        &info,
+                                        sink,
+                                        &mut report,
+                                    )
+                                } else {
+                                    ingest::extend(
+                                        &sb,
+                                        index.cache(),
+                                        &src,
+                                        &info,
+                                        sink,
+                                        &mut report,
+                                    )
+                                }
                             })
                         })?;
                         return self.reopen(src, &dest, info.mtime, Action::Extended);

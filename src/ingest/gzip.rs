@@ -90,6 +90,22 @@ fn compress_window(w: &[u8]) -> Vec<u8> {
     e.finish().expect("writing to a Vec cannot fail")
 }
 
+/// Where a build starts: from scratch, or (extension) after the checkpoints
+/// and access points of an older sidecar of the same archive's prefix.
+struct Start {
+    /// Holds the checkpoints up to and including `from`.
+    tree: TreeBuilder,
+    /// The scanner resumes right after this checkpoint.
+    from: Checkpoint,
+    /// Access points so far; the last one's span CRC is recomputed.
+    records: Vec<ApRecord>,
+    /// The blob stream so far.
+    blobs: Spill,
+    /// Decoding resumes here (`None`: at the start of the file). Must be at
+    /// or before both `from` and the last record.
+    at: Option<crate::gzip::AccessPoint>,
+}
+
 /// Builds the sidecar of gzip source `gz` (see the module doc).
 pub fn build(
     gz: &dyn ReadAt,
@@ -99,31 +115,117 @@ pub fn build(
     progress: &mut dyn FnMut(u64),
 ) -> Result<Superblock> {
     opts.validate()?;
-    let span = opts.span.clamp(1, u32::MAX as u64);
     let mut tree = TreeBuilder::new(opts.page_size);
     let first = Checkpoint { line: 0, offset: 0 };
     tree.push(first, sink)?;
+    let start = Start {
+        tree,
+        from: first,
+        records: Vec::new(),
+        blobs: Spill::new(),
+        at: None,
+    };
+    run(gz, info, opts, start, sink, progress)
+}
+
+/// Builds the sidecar of `gz`, an archive that grew (members appended)
+/// since `old` was built for its prefix: copies the old checkpoints, access
+/// points and windows, and decodes only from the access point before the
+/// last checkpoint. The result equals a fresh [`build()`] with the old
+/// spacing, span and page size.
+pub fn extend(
+    old: &Superblock,
+    cache: &crate::cache::PageCache,
+    aps: &crate::index::gzip::SidecarAps,
+    gz: &dyn ReadAt,
+    info: &SourceInfo,
+    sink: &mut impl PageSink,
+    progress: &mut dyn FnMut(u64),
+) -> Result<Superblock> {
+    use crate::gzip::AccessPoints;
+    let opts = BuildOptions {
+        spacing: old.spacing,
+        page_size: old.page_size,
+        span: old.gzip.span as u64,
+        ..BuildOptions::default()
+    };
+    opts.validate()?;
+    let (tree, from) = super::copy_checkpoints(old, cache, sink)?;
+    let mut records = Vec::with_capacity(aps.count());
+    for i in 0..aps.count() {
+        records.push(aps.record(i)?);
+    }
+    let mut blobs = Spill::new();
+    aps.copy_blobs(&mut |b| blobs.append(b))?;
+    let last = records.last().map_or(0, |r| r.uncomp);
+    let j = aps.find(from.offset.min(last))?;
+    let at = Some(aps.get(j)?);
+    run(
+        gz,
+        info,
+        &opts,
+        Start {
+            tree,
+            from,
+            records,
+            blobs,
+            at,
+        },
+        sink,
+        progress,
+    )
+}
+
+fn run(
+    gz: &dyn ReadAt,
+    info: &SourceInfo,
+    opts: &BuildOptions,
+    start: Start,
+    sink: &mut impl PageSink,
+    progress: &mut dyn FnMut(u64),
+) -> Result<Superblock> {
+    let span = opts.span.clamp(1, u32::MAX as u64);
+    let Start {
+        mut tree,
+        from,
+        mut records,
+        mut blobs,
+        at,
+    } = start;
     // The text length is known only at the end: scan with an open end and
     // hold the newest checkpoint back until it is known not to be at EOF.
-    let mut scanner = Scanner::resume(first, opts.spacing, u64::MAX);
+    let mut scanner = Scanner::resume(from, opts.spacing, u64::MAX);
     let mut held: Option<Checkpoint> = None;
-    let mut records: Vec<ApRecord> = Vec::new();
-    let mut blobs = Spill::new();
-    let mut inf = Inflater::new(gz);
-    let mut uoff = 0u64;
+    let (mut inf, mut uoff) = match &at {
+        Some(ap) => (Inflater::resume(gz, ap)?, ap.uncomp),
+        None => (Inflater::new(gz), 0),
+    };
+    // Bytes before these offsets were seen by the older build.
+    let scan_from = from.offset;
+    let crc_from = records.last().map_or(0, |r| r.uncomp);
     let mut last_byte = None;
     let mut next_progress = 0u64;
     let mut span_crc = crc32fast::Hasher::new();
     while let Some(ev) = inf.next_event()? {
         match ev {
             Event::Data(d) => {
-                scanner.feed(d, uoff, &mut |cp| match held.replace(cp) {
-                    Some(h) => tree.push(h, sink),
-                    None => Ok(()),
-                })?;
-                uoff += d.len() as u64;
+                let end = uoff + d.len() as u64;
+                if end > scan_from {
+                    let skip = scan_from.saturating_sub(uoff) as usize;
+                    scanner.feed(
+                        &d[skip..],
+                        uoff + skip as u64,
+                        &mut |cp| match held.replace(cp) {
+                            Some(h) => tree.push(h, sink),
+                            None => Ok(()),
+                        },
+                    )?;
+                }
+                if end > crc_from {
+                    span_crc.update(&d[crc_from.saturating_sub(uoff) as usize..]);
+                }
+                uoff = end;
                 last_byte = d.last().copied();
-                span_crc.update(d);
             }
             Event::Boundary {
                 comp_bit,

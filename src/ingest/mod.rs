@@ -158,6 +158,38 @@ pub(crate) fn finish(
     })
 }
 
+/// Pushes the checkpoints of the verified sidecar `old` (read through
+/// `cache`) into a new tree builder; returns it and the last checkpoint.
+pub(crate) fn copy_checkpoints(
+    old: &Superblock,
+    cache: &PageCache,
+    sink: &mut impl PageSink,
+) -> Result<(TreeBuilder, Checkpoint)> {
+    let mut tree = TreeBuilder::new(old.page_size);
+    let corrupt = |page: u32, what: String| Error::corrupt(cache.file().path(), page as u64, what);
+    for id in old.first_leaf..=old.last_leaf {
+        let page = cache.read_uncached(id)?;
+        let view = page.view();
+        if view.kind != PageKind::Leaf {
+            continue;
+        }
+        for (line, offset, _) in view.sorted_entries() {
+            tree.push(Checkpoint { line, offset }, sink)
+                .map_err(|_| corrupt(id, "leaf keys out of order".into()))?;
+        }
+    }
+    let last_cp = tree
+        .last()
+        .ok_or_else(|| corrupt(old.first_leaf, "no checkpoints".into()))?;
+    if last_cp.offset >= old.text_len().max(1) {
+        return Err(corrupt(
+            old.last_leaf,
+            "last checkpoint beyond the indexed size".into(),
+        ));
+    }
+    Ok((tree, last_cp))
+}
+
 /// True when `src` starts with the gzip magic bytes `1f 8b`.
 pub fn is_gzip(src: &dyn ReadAt) -> Result<bool> {
     let mut magic = [0u8; 2];
@@ -238,27 +270,6 @@ pub fn extend(
         ..BuildOptions::default()
     };
     opts.validate()?;
-    let mut tree = TreeBuilder::new(opts.page_size);
-    let corrupt = |page: u32, what: String| Error::corrupt(cache.file().path(), page as u64, what);
-    for id in old.first_leaf..=old.last_leaf {
-        let page = cache.read_uncached(id)?;
-        let view = page.view();
-        if view.kind != PageKind::Leaf {
-            continue;
-        }
-        for (line, offset, _) in view.sorted_entries() {
-            tree.push(Checkpoint { line, offset }, sink)
-                .map_err(|_| corrupt(id, "leaf keys out of order".into()))?;
-        }
-    }
-    let last_cp = tree
-        .last()
-        .ok_or_else(|| corrupt(old.first_leaf, "no checkpoints".into()))?;
-    if last_cp.offset >= old.fingerprint.size.max(1) {
-        return Err(corrupt(
-            old.last_leaf,
-            "last checkpoint beyond the indexed size".into(),
-        ));
-    }
+    let (tree, last_cp) = copy_checkpoints(old, cache, sink)?;
     resume_and_finish(src, info, &opts, tree, last_cp, sink, progress)
 }

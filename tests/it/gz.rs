@@ -1285,3 +1285,71 @@ fn damage_under_a_fresh_sidecar_is_never_wrong_lines() {
         wrong.join("\n")
     );
 }
+
+/// An archive that grew by appended members (`gzip >> app.log.gz`) is
+/// extended, not rebuilt, and the result equals a fresh build page for
+/// page; appending to an unterminated last line and an empty member work.
+#[test]
+fn appended_members_extend_to_a_fresh_build() {
+    use lidx::{Action, OpenOptions};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("grow.log.gz");
+    let gz = |data: &[u8], level: u32| {
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(level));
+        std::io::Write::write_all(&mut e, data).unwrap();
+        e.finish().unwrap()
+    };
+    let mut text = Vec::new();
+    let mut archive = Vec::new();
+    let parts: Vec<Vec<u8>> = vec![
+        (0..20_000u32)
+            .flat_map(|i| format!("first {i} {}\n", "a".repeat((i % 61) as usize)).into_bytes())
+            .collect(),
+        b"half a line".to_vec(),
+        b" ended here\nand more\n".to_vec(),
+        Vec::new(),
+        (0..30_000u32)
+            .flat_map(|i| format!("second {i}\r\n").into_bytes())
+            .collect(),
+    ];
+    let open = |p: &std::path::Path| {
+        let mut o = OpenOptions::new();
+        o.span(32 * 1024).spacing(700);
+        o.open(p).unwrap()
+    };
+    for (k, part) in parts.iter().enumerate() {
+        text.extend_from_slice(part);
+        archive.extend(gz(part, [1, 6, 9][k % 3]));
+        std::fs::write(&path, &archive).unwrap();
+        let opened = open(&path);
+        let want = if k == 0 {
+            Action::Built
+        } else {
+            Action::Extended
+        };
+        assert_eq!(opened.action, want, "after part {k}");
+        let lines: Vec<&[u8]> = text.split_inclusive(|&b| b == b'\n').collect();
+        let index = &opened.index;
+        assert_eq!(index.line_count(), lines.len() as u64, "part {k}");
+        for n in [0, lines.len() / 3, lines.len() / 2, lines.len() - 1] {
+            let span = index.line_span(n as u64).unwrap();
+            assert_eq!(
+                &text[span.start as usize..span.end as usize],
+                lines[n],
+                "part {k} line {n}"
+            );
+        }
+        index.verify(true).unwrap();
+        // Page for page equal to a fresh build of the same archive.
+        let fresh = dir.path().join(format!("fresh{k}.gz"));
+        std::fs::write(&fresh, &archive).unwrap();
+        drop(open(&fresh));
+        let a = std::fs::read(dir.path().join("grow.log.gz.lidx")).unwrap();
+        let b = std::fs::read(dir.path().join(format!("fresh{k}.gz.lidx"))).unwrap();
+        assert_eq!(a.len(), b.len(), "part {k}: sidecar sizes");
+        assert!(
+            a[4096..] == b[4096..],
+            "part {k}: node, access-point and blob pages differ"
+        );
+    }
+}
