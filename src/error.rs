@@ -91,6 +91,17 @@ pub enum Error {
         offset: u64,
         /// What is wrong.
         what: String,
+        /// True when the archive merely ends early (the bytes before are
+        /// intact), as opposed to damaged data.
+        truncated: bool,
+    },
+    /// A request lies past the lines that can be read before the damage in
+    /// a damaged gzip archive.
+    Damaged {
+        /// The damage (a `CorruptSource` message).
+        what: String,
+        /// Lines readable before it.
+        lines: u64,
     },
     /// No sidecar exists and building one was not allowed.
     Missing {
@@ -222,11 +233,19 @@ impl fmt::Display for Error {
                 sidecar.display(),
                 source_path.display()
             ),
-            Error::CorruptSource { path, offset, what } => write!(
+            Error::CorruptSource {
+                path, offset, what, ..
+            } => write!(
                 f,
                 "{}: corrupt gzip data near compressed byte {offset}: {what}",
                 path.display()
             ),
+            Error::Damaged { what, lines } => {
+                write!(
+                    f,
+                    "{what}; only the {lines} lines before the damage can be read"
+                )
+            }
             Error::Foreign { sidecar, built_for } => write!(
                 f,
                 "{}: sidecar belongs to another file ({built_for:?})",

@@ -16,6 +16,9 @@ pub struct CountArgs {
 
 pub fn run(a: CountArgs) -> lidx::Result<Status> {
     let index = open_index(&a.file, &a.opts)?;
+    if let Some(e) = index.damaged_error() {
+        return Err(e); // the full count is unknown
+    }
     let mut out = super::stdout();
     writeln!(out, "{}", index.line_count())
         .map_err(|e| lidx::Error::io("write", std::path::Path::new("<stdout>"), e))?;

@@ -310,6 +310,13 @@ pub fn run(a: GrepArgs) -> lidx::Result<Status> {
         .map_err(out_err)?;
     }
     super::flush(&mut out)?;
+    // A damaged archive: the search covered only the lines before the
+    // damage; say so unless the requested lines all lie before it.
+    let whole = a.lines.is_empty() && a.bytes.is_empty();
+    let past = whole || ranges.iter().any(|r| r.end > index.line_count()) || !a.bytes.is_empty();
+    if past && let Some(e) = index.damaged_error() {
+        return Err(e);
+    }
     Ok(if selected > 0 { 0 } else { 1 })
 }
 

@@ -68,6 +68,14 @@ pub fn run(a: IndexArgs) -> lidx::Result<Status> {
     let opened = oo.open_with_progress(&a.file, &mut |d, t| bar.update(d, t));
     bar.finish();
     let opened = opened?;
+    if opened.action == Action::Damaged {
+        // Nothing was written: report the damage (the lines before it can
+        // still be read by the query commands).
+        return Err(opened
+            .index
+            .damaged_error()
+            .expect("a damaged index knows its damage"));
+    }
     if !a.quiet {
         let i = opened.index.info();
         let what = match opened.action {
@@ -75,6 +83,7 @@ pub fn run(a: IndexArgs) -> lidx::Result<Status> {
             Action::Built => "built".to_string(),
             Action::Extended => "extended".to_string(),
             Action::Forced => "rebuilt".to_string(),
+            Action::Damaged => unreachable!("returned above"),
             Action::Rebuilt(v) => format!("rebuilt (the file was {v})"),
         };
         let pct = if i.source_size > 0 {

@@ -31,7 +31,9 @@ pub fn run(a: LinesArgs) -> lidx::Result<Status> {
     let mut out = super::stdout();
     let mut printed = 0u64;
     let mut past_end = None;
+    let mut beyond_damage = false;
     for r in ranges {
+        beyond_damage |= r.end > index.line_count();
         if r.start >= index.line_count() {
             past_end.get_or_insert(r.start);
             continue;
@@ -39,6 +41,9 @@ pub fn run(a: LinesArgs) -> lidx::Result<Status> {
         printed += index.write_lines(r, a.numbered, &mut out)?;
     }
     super::flush(&mut out)?;
+    if beyond_damage && let Some(e) = index.damaged_error() {
+        return Err(e);
+    }
     if printed == 0 {
         if let Some(line) = past_end {
             eprintln!(

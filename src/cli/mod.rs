@@ -66,6 +66,9 @@ pub struct QueryOpts {
     pub quiet: bool,
 }
 
+/// A warning about a truncated archive, printed if the command succeeds.
+static DAMAGE_WARNING: parking_lot::Mutex<Option<String>> = parking_lot::Mutex::new(None);
+
 /// A finished command: the exit status.
 pub type Status = i32;
 
@@ -99,7 +102,12 @@ pub fn run() -> Status {
         Command::Grep(a) => grep::run(a),
     };
     match result {
-        Ok(status) => status,
+        Ok(status) => {
+            if let Some(w) = DAMAGE_WARNING.lock().take() {
+                eprintln!("{w}");
+            }
+            status
+        }
         Err(e) if e.is_broken_pipe() => 0,
         Err(e) => {
             eprintln!("lidx: {e}");
@@ -123,7 +131,14 @@ pub fn open_index(file: &Path, opts: &QueryOpts) -> lidx::Result<Index> {
     let opened = oo.open_with_progress(file, &mut |d, t| bar.update(d, t));
     bar.finish();
     let opened = opened?;
-    if !opts.quiet {
+    if let Some(what) = opened.index.damage() {
+        // Shown when the command succeeds (an error already says it):
+        // answers are limited to the lines before the end of the archive.
+        *DAMAGE_WARNING.lock() = Some(format!(
+            "lidx: warning: {what}; the {} lines before it were indexed in memory (no sidecar written)",
+            opened.index.line_count()
+        ));
+    } else if !opts.quiet {
         note_action(file, &opened.index, opened.action, start.elapsed());
     }
     Ok(opened.index)
@@ -137,6 +152,7 @@ pub fn note_action(file: &Path, index: &Index, action: Action, took: std::time::
         Action::Extended => "extended (the file grew)".to_string(),
         Action::Rebuilt(v) => format!("rebuilt (the file was {v})"),
         Action::Forced => "rebuilt".to_string(),
+        Action::Damaged => return,
     };
     eprintln!(
         "lidx: note: {}: {}: {} lines in {:.2} s",

@@ -77,6 +77,9 @@ pub struct Inflater<'s> {
     in_member: bool,
     pending_start: bool,
     pending: Option<Boundary>,
+    /// An error found in the same call that produced the last data: the
+    /// data is delivered first (zcat-like), the error next.
+    pending_err: Option<Error>,
 }
 
 impl std::fmt::Debug for Inflater<'_> {
@@ -105,6 +108,7 @@ impl<'s> Inflater<'s> {
             in_member: false,
             pending_start: false,
             pending: None,
+            pending_err: None,
         }
     }
 
@@ -196,6 +200,17 @@ impl<'s> Inflater<'s> {
             path: self.src.path().to_path_buf(),
             offset: self.at_file(),
             what: what.to_string(),
+            truncated: false,
+        }
+    }
+
+    /// The archive ends before the current member does.
+    fn truncated(&self, what: &str) -> Error {
+        Error::CorruptSource {
+            path: self.src.path().to_path_buf(),
+            offset: self.at_file(),
+            what: format!("truncated {what} (the archive ends early)"),
+            truncated: true,
         }
     }
 
@@ -222,10 +237,10 @@ impl<'s> Inflater<'s> {
                 {
                     let want = (have * 2).max(1024);
                     if self.fill(want)? == have {
-                        return Err(self.corrupt("truncated member header"));
+                        return Err(self.truncated("member header"));
                     }
                 }
-                Err(HeaderError::Incomplete) => return Err(self.corrupt("truncated member header")),
+                Err(HeaderError::Incomplete) => return Err(self.truncated("member header")),
                 Err(HeaderError::Invalid(why)) => {
                     if self.inb[self.in_start..self.in_end].iter().all(|&b| b == 0)
                         && self.rest_is_zero()?
@@ -256,7 +271,7 @@ impl<'s> Inflater<'s> {
 
     fn finish_member(&mut self) -> Result<()> {
         if self.fill(8)? < 8 {
-            return Err(self.corrupt("truncated member trailer"));
+            return Err(self.truncated("member trailer"));
         }
         let t = &self.inb[self.in_start..self.in_start + 8];
         let crc = u32::from_le_bytes(t[0..4].try_into().expect("4 bytes"));
@@ -286,6 +301,9 @@ impl<'s> Inflater<'s> {
         loop {
             if let Some(b) = self.pending.take() {
                 return Ok(Some(b.take_event()));
+            }
+            if let Some(e) = self.pending_err.take() {
+                return Err(e);
             }
             if !self.in_member && !self.start_member()? {
                 return Ok(None);
@@ -322,8 +340,8 @@ impl<'s> Inflater<'s> {
                 self.member_out += produced as u64;
                 self.out_pos = (start + produced) & (OUT_SIZE - 1);
             }
-            match status {
-                TINFLStatus::Done => self.finish_member()?,
+            let outcome: Result<()> = match status {
+                TINFLStatus::Done => self.finish_member(),
                 TINFLStatus::BlockBoundary => {
                     let st = self.r.block_boundary_state().expect("at a block boundary");
                     self.pending = Some(Boundary {
@@ -331,17 +349,23 @@ impl<'s> Inflater<'s> {
                         uncomp: self.total_out,
                         member_start: false,
                     });
+                    Ok(())
                 }
-                TINFLStatus::HasMoreOutput => {}
-                TINFLStatus::NeedsMoreInput => {
-                    if self.eof() && self.in_start == self.in_end {
-                        return Err(self.corrupt("truncated deflate stream"));
-                    }
+                TINFLStatus::HasMoreOutput => Ok(()),
+                TINFLStatus::NeedsMoreInput if self.eof() && self.in_start == self.in_end => {
+                    Err(self.truncated("deflate stream"))
                 }
+                TINFLStatus::NeedsMoreInput => Ok(()),
                 TINFLStatus::FailedCannotMakeProgress if self.eof() => {
-                    return Err(self.corrupt("truncated deflate stream (the archive ends early)"));
+                    Err(self.truncated("deflate stream"))
                 }
-                other => return Err(self.corrupt(format!("invalid deflate data ({other:?})"))),
+                other => Err(self.corrupt(format!("invalid deflate data ({other:?})"))),
+            };
+            if let Err(e) = outcome {
+                if produced == 0 {
+                    return Err(e);
+                }
+                self.pending_err = Some(e);
             }
             if produced > 0 {
                 return Ok(Some(Event::Data(&self.out[start..start + produced])));

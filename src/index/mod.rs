@@ -45,6 +45,7 @@ pub struct Index {
     tree: Tree,
     verdict: Verdict,
     buffers: Mutex<Vec<Vec<u8>>>,
+    damage: Option<String>,
 }
 
 impl std::fmt::Debug for Index {
@@ -186,6 +187,7 @@ impl Index {
             tree,
             verdict,
             buffers: Mutex::new(Vec::new()),
+            damage: None,
         })
     }
 
@@ -280,7 +282,29 @@ impl Index {
         self.tree.find::<ByOffset>(&self.cache, offset)
     }
 
+    /// For a damaged gzip archive opened through an in-memory index of the
+    /// lines before the damage: what and where the damage is. Every answer
+    /// past those lines is an error ([`Error::Damaged`]).
+    pub fn damage(&self) -> Option<&str> {
+        self.damage.as_deref()
+    }
+
+    pub(crate) fn set_damage(&mut self, what: String) {
+        self.damage = Some(what);
+    }
+
+    /// The error for a request past the readable lines of a damaged source.
+    pub fn damaged_error(&self) -> Option<Error> {
+        self.damage.as_ref().map(|what| Error::Damaged {
+            what: what.clone(),
+            lines: self.line_count(),
+        })
+    }
+
     fn past_end_line(&self, line: u64) -> Error {
+        if let Some(e) = self.damaged_error() {
+            return e;
+        }
         Error::OutOfRange {
             what: format!("line {}", line as u128 + 1),
             lines: self.line_count(),
@@ -422,6 +446,9 @@ impl Index {
     /// The 0-based number of the line holding byte `offset`.
     pub fn line_at(&self, offset: u64) -> Result<u64> {
         if offset >= self.source_len() {
+            if let Some(e) = self.damaged_error() {
+                return Err(e);
+            }
             return Err(Error::OutOfRange {
                 what: format!("offset {offset}"),
                 lines: self.line_count(),

@@ -23,6 +23,10 @@ pub enum Action {
     Rebuilt(Verdict),
     /// A rebuild was forced ([`OpenOptions::force`]).
     Forced,
+    /// The source is a gzip archive that ends early (truncated): the lines
+    /// before the end were indexed in memory ([`Index::damage`] says
+    /// where); nothing was written.
+    Damaged,
 }
 
 /// An opened index and how it came to be.
@@ -164,8 +168,55 @@ impl OpenOptions {
         source: impl AsRef<Path>,
         progress: &mut dyn FnMut(u64, u64),
     ) -> Result<Opened> {
-        self.build.validate()?;
         let source = source.as_ref();
+        match self.open_inner(source, progress) {
+            // A damaged gzip archive: no sidecar can describe it, but the
+            // lines before the damage stay readable through an in-memory
+            // index of them (rebuilt by each process; nothing is written).
+            Err(
+                e @ Error::CorruptSource {
+                    truncated: true, ..
+                },
+            ) if self.refresh || self.force => self.open_damaged(source, e),
+            other => other,
+        }
+    }
+
+    fn open_damaged(&self, source: &Path, damage: Error) -> Result<Opened> {
+        let src = FileSource::open(source)?;
+        let meta = src
+            .file()
+            .metadata()
+            .map_err(|e| Error::io("stat", source, e))?;
+        let info = SourceInfo {
+            mtime: fingerprint::mtime(&meta),
+            name: basename(source),
+        };
+        let mut pages = vec![0u8; self.build.page_size as usize];
+        let (sb, found) =
+            match ingest::gzip::build_tolerant(&src, &info, &self.build, &mut pages, &mut |_| {}) {
+                Ok(r) => r,
+                Err(_) => return Err(damage),
+            };
+        let Some(found) = found else {
+            return Err(damage);
+        };
+        pages[..crate::format::SUPERBLOCK_LEN].copy_from_slice(&sb.encode());
+        let mut index = Index::from_parts(
+            Box::new(src),
+            Box::new(crate::io::MemSource::new(pages)),
+            info.mtime,
+            self.cache_bytes,
+        )?;
+        index.set_damage(found.to_string());
+        Ok(Opened {
+            index,
+            action: Action::Damaged,
+        })
+    }
+
+    fn open_inner(&self, source: &Path, progress: &mut dyn FnMut(u64, u64)) -> Result<Opened> {
+        self.build.validate()?;
         let src = FileSource::open(source)?;
         let meta = src
             .file()

@@ -176,6 +176,32 @@ pub fn extend(
     )
 }
 
+/// As [`build()`], but a damaged archive (truncated, corrupt deflate data,
+/// bad member CRC) is indexed up to the last complete line decoded before
+/// the damage; the damage is returned beside the superblock. Such a sidecar
+/// describes only part of the text: callers keep it in memory and refuse
+/// answers past its end (see `Index::damage`).
+pub fn build_tolerant(
+    gz: &dyn ReadAt,
+    info: &SourceInfo,
+    opts: &BuildOptions,
+    sink: &mut impl PageSink,
+    progress: &mut dyn FnMut(u64),
+) -> Result<(Superblock, Option<Error>)> {
+    opts.validate()?;
+    let mut tree = TreeBuilder::new(opts.page_size);
+    let first = Checkpoint { line: 0, offset: 0 };
+    tree.push(first, sink)?;
+    let start = Start {
+        tree,
+        from: first,
+        records: Vec::new(),
+        blobs: Spill::new(),
+        at: None,
+    };
+    run_tolerant(gz, info, opts, start, sink, progress, true)
+}
+
 fn run(
     gz: &dyn ReadAt,
     info: &SourceInfo,
@@ -184,6 +210,18 @@ fn run(
     sink: &mut impl PageSink,
     progress: &mut dyn FnMut(u64),
 ) -> Result<Superblock> {
+    run_tolerant(gz, info, opts, start, sink, progress, false).map(|(sb, _)| sb)
+}
+
+fn run_tolerant(
+    gz: &dyn ReadAt,
+    info: &SourceInfo,
+    opts: &BuildOptions,
+    start: Start,
+    sink: &mut impl PageSink,
+    progress: &mut dyn FnMut(u64),
+    tolerate: bool,
+) -> Result<(Superblock, Option<Error>)> {
     let span = opts.span.clamp(1, u32::MAX as u64);
     let Start {
         mut tree,
@@ -206,7 +244,24 @@ fn run(
     let mut last_byte = None;
     let mut next_progress = 0u64;
     let mut span_crc = crc32fast::Hasher::new();
-    while let Some(ev) = inf.next_event()? {
+    let mut damage: Option<Error> = None;
+    loop {
+        let ev = match inf.next_event() {
+            Ok(Some(ev)) => ev,
+            Ok(None) => break,
+            // Only an archive that ends early keeps its prefix: after
+            // damaged data (a bad code, a CRC mismatch) nothing decoded
+            // from the damaged member can be trusted.
+            Err(
+                e @ Error::CorruptSource {
+                    truncated: true, ..
+                },
+            ) if tolerate => {
+                damage = Some(e);
+                break;
+            }
+            Err(e) => return Err(e),
+        };
         match ev {
             Event::Data(d) => {
                 let end = uoff + d.len() as u64;
@@ -264,10 +319,26 @@ fn run(
             }
         }
     }
-    let text_len = uoff;
-    if let Some(last) = records.last_mut() {
-        last.span_crc = span_crc.finalize();
-    }
+    let text_len = match &damage {
+        None => {
+            if let Some(last) = records.last_mut() {
+                last.span_crc = span_crc.finalize();
+            }
+            uoff
+        }
+        Some(e) => {
+            // Keep the complete lines decoded before the damage.
+            let text_len = scanner.line_start();
+            if text_len == 0 {
+                return Err(clone_corrupt(e));
+            }
+            records.retain(|r| r.uncomp < text_len);
+            let last = records.last_mut().expect("the access point at 0 is kept");
+            last.span_crc = prefix_crc(gz, &blobs, last, text_len)?;
+            last_byte = Some(b'\n');
+            text_len
+        }
+    };
     scanner.set_end(text_len);
     scanner.finish(&mut |cp| match held.replace(cp) {
         Some(h) => tree.push(h, sink),
@@ -315,6 +386,7 @@ fn run(
         at += n as u64;
     }
     sb.version_minor = format::VERSION_MINOR_GZIP;
+    let sb_damage = damage;
     sb.incompat_features |= format::INCOMPAT_GZIP;
     sb.source_kind = format::SOURCE_KIND_GZIP;
     sb.page_count = id;
@@ -326,5 +398,59 @@ fn run(
         ap_pages,
         blob_pages: id - ap_first_page - ap_pages,
     };
-    Ok(sb)
+    Ok((sb, sb_damage))
+}
+
+/// A copy of a `CorruptSource` error (errors are not `Clone`).
+fn clone_corrupt(e: &Error) -> Error {
+    match e {
+        Error::CorruptSource {
+            path,
+            offset,
+            what,
+            truncated,
+        } => Error::CorruptSource {
+            path: path.clone(),
+            offset: *offset,
+            what: what.clone(),
+            truncated: *truncated,
+        },
+        other => Error::InvalidArgument(other.to_string()),
+    }
+}
+
+/// CRC-32 of the text from access point `r` to `end`, decoding it again
+/// (the running CRC went past `end` before the damage was found).
+fn prefix_crc(gz: &dyn ReadAt, blobs: &Spill, r: &ApRecord, end: u64) -> Result<u32> {
+    let mut window = Vec::new();
+    if r.blob_len > 0 {
+        let mut blob = vec![0u8; r.blob_len as usize];
+        blobs.read_at(&mut blob, r.blob_offset)?;
+        use std::io::Read;
+        flate2::read::DeflateDecoder::new(&blob[..])
+            .read_to_end(&mut window)
+            .map_err(|e| Error::InvalidArgument(format!("re-reading a window: {e}")))?;
+    }
+    let ap = crate::gzip::AccessPoint {
+        comp_bit: r.comp_bit,
+        uncomp: r.uncomp,
+        window,
+        member_start: r.flags & AP_MEMBER_START != 0,
+        span_crc: None,
+    };
+    let mut inf = Inflater::resume(gz, &ap)?;
+    let mut crc = crc32fast::Hasher::new();
+    let mut at = r.uncomp;
+    while at < end {
+        match inf.next_event()? {
+            Some(Event::Data(d)) => {
+                let take = d.len().min((end - at) as usize);
+                crc.update(&d[..take]);
+                at += take as u64;
+            }
+            Some(Event::Boundary { .. }) => {}
+            None => break,
+        }
+    }
+    Ok(crc.finalize())
 }

@@ -47,6 +47,12 @@ impl Scanner {
         self.end = end;
     }
 
+    /// Offset where the current line starts (just after the last newline
+    /// seen).
+    pub fn line_start(&self) -> u64 {
+        self.line_start
+    }
+
     /// Newlines counted so far (from the start of the source).
     pub fn newlines(&self) -> u64 {
         self.line

@@ -1085,16 +1085,47 @@ fn truncated_archives_are_errors_naming_the_file() {
         }
         let path = dir.path().join(format!("cut-{cut}.log.gz"));
         std::fs::write(&path, &bad).unwrap();
-        let e = lidx::OpenOptions::new()
+        // The complete lines before the end stay readable (zcat-like), from
+        // an in-memory index; nothing is written; every answer past them is
+        // an error naming the file.
+        let lines: Vec<&[u8]> = text.split_inclusive(|&b| b == b'\n').collect();
+        let readable = match lidx::OpenOptions::new()
             .span(SPAN)
             .spacing(SPACING)
             .open(&path)
-            .map(|o| o.index.line_count())
-            .expect_err(&ctx);
-        assert!(e.to_string().contains(path.to_str().unwrap()), "{ctx}: {e}");
+        {
+            Ok(o) => {
+                assert_eq!(o.action, lidx::Action::Damaged, "{ctx}");
+                let index = &o.index;
+                assert!(
+                    index
+                        .damage()
+                        .is_some_and(|d| d.contains(path.to_str().unwrap())),
+                    "{ctx}"
+                );
+                let n = index.line_count() as usize;
+                assert!(n > 0 && n < lines.len(), "{ctx}: {n} lines readable");
+                let prefix: usize = lines[..n].iter().map(|l| l.len()).sum();
+                assert_eq!(index.source_len(), prefix as u64, "{ctx}");
+                for k in [0, n / 2, n - 1] {
+                    let span = index.line_span(k as u64).unwrap();
+                    assert_eq!(
+                        &text[span.start as usize..span.end as usize],
+                        lines[k],
+                        "{ctx}: line {k}"
+                    );
+                }
+                let past = index.line_span(n as u64).unwrap_err().to_string();
+                assert!(past.contains("before the damage"), "{ctx}: {past}");
+                n
+            }
+            Err(e) => {
+                assert!(e.to_string().contains(path.to_str().unwrap()), "{ctx}: {e}");
+                0
+            }
+        };
         for v in [
             args(&["count"], &path),
-            around(&["lines"], &path, &["1"]),
             args(&["grep", "-c", "ERROR"], &path),
         ] {
             let cmd = format!("{v:?}");
@@ -1105,6 +1136,18 @@ fn truncated_archives_are_errors_naming_the_file() {
                 "{ctx}: {}",
                 o.stderr
             );
+        }
+        let o = lidx(around(&["lines"], &path, &["1"]));
+        if readable > 0 {
+            assert_eq!(o.code, 0, "{ctx}: {}", o.stderr);
+            assert_eq!(o.stdout, lines[0], "{ctx}");
+            assert!(
+                o.stderr.starts_with("lidx: warning:"),
+                "{ctx}: {}",
+                o.stderr
+            );
+        } else {
+            assert_eq!(o.code, 2, "{ctx}: {}", o.stderr);
         }
         std::fs::remove_file(&path).unwrap();
         no_sidecar_left(dir.path(), &ctx);
