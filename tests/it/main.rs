@@ -14,6 +14,7 @@
 
 mod big;
 mod cli;
+mod crash;
 mod extend;
 mod grep;
 mod gz;
