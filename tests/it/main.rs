@@ -8,9 +8,15 @@
 //! - [`threads`]: one `Index` shared by 8 threads under a tiny cache.
 //! - [`sidecar`]: damaged sidecars are errors, never wrong answers.
 //! - [`cli`]: the real binary against `sed`, `grep` and the model.
+//! - [`grep`]: `lidx grep` against ripgrep, and `Index::search` against a
+//!   per-line model.
+//! - [`gz`]: gzip sources (gzip, pigz, flate2, members, damage) against the
+//!   decompressed text, `zcat | sed` and `zcat | rg`.
+//! - [`crash`]: `lidx index` killed at random moments leaves the old or a
+//!   complete sidecar.
 //!
-//! Run with `cargo test --test it` (about 20 s in a debug build on 2 cores;
-//! the 4 GiB sparse-source scan in `big` is the longest single test).
+//! Run with `cargo test --test it` (about a minute in a debug build on 2
+//! cores; the crash test and the 4 GiB sparse-source scan are the longest).
 
 mod big;
 mod cli;
