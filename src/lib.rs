@@ -71,7 +71,8 @@ pub mod tree;
 pub use error::{Error, Result};
 pub use index::locate;
 pub use index::{
-    Action, DEFAULT_CACHE_BYTES, Index, Info, LineBuf, OpenOptions, Opened, VerifyReport,
+    Action, DEFAULT_CACHE_BYTES, FollowEvent, Follower, Index, Info, LineBuf, OpenOptions, Opened,
+    VerifyReport,
 };
 pub use ingest::BuildOptions;
 pub use ingest::fingerprint::Verdict;

@@ -17,6 +17,11 @@ pub struct LinesArgs {
     /// Prefix each line with its number and ':' (as `grep -n`).
     #[arg(short = 'n', long = "line-number")]
     numbered: bool,
+    /// Keep printing new complete lines as the file grows (as `tail -f`),
+    /// keeping the sidecar current; a truncated or replaced file is followed
+    /// again from its first line (with a note on stderr). One range `A:`.
+    #[arg(short = 'f', long)]
+    follow: bool,
     #[command(flatten)]
     opts: QueryOpts,
 }
@@ -27,6 +32,9 @@ pub fn run(a: LinesArgs) -> lidx::Result<Status> {
         .iter()
         .map(|r| range::parse(r).map_err(Error::InvalidArgument))
         .collect::<Result<Vec<_>, _>>()?;
+    if a.follow {
+        return follow(&a, &ranges);
+    }
     let index = open_index(&a.file, &a.opts)?;
     let mut out = super::stdout();
     let mut printed = 0u64;
@@ -56,4 +64,37 @@ pub fn run(a: LinesArgs) -> lidx::Result<Status> {
         return Ok(1);
     }
     Ok(0)
+}
+
+fn follow(a: &LinesArgs, ranges: &[std::ops::Range<u64>]) -> lidx::Result<Status> {
+    let [r] = ranges else {
+        return Err(Error::InvalidArgument(
+            "--follow takes one range, A: (to the end)".into(),
+        ));
+    };
+    if r.end != u64::MAX {
+        return Err(Error::InvalidArgument(
+            "--follow takes an open range, A: (to the end)".into(),
+        ));
+    }
+    let mut oo = lidx::OpenOptions::new();
+    oo.cache_bytes(a.opts.cache_mb.saturating_mul(1 << 20));
+    if let Some(p) = &a.opts.index {
+        oo.sidecar(p);
+    }
+    let mut follower = lidx::Follower::new(&a.file, r.start, &oo)?;
+    let mut out = std::io::stdout().lock();
+    loop {
+        match follower.poll(a.numbered, &mut out)? {
+            lidx::FollowEvent::Restarted => {
+                eprintln!(
+                    "lidx: {}: file truncated or replaced; following it from line 1",
+                    a.file.display()
+                );
+                continue;
+            }
+            lidx::FollowEvent::Lines(_) => continue,
+            lidx::FollowEvent::Idle => std::thread::sleep(std::time::Duration::from_millis(200)),
+        }
+    }
 }

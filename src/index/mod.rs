@@ -10,12 +10,14 @@
 //! are half-open. A line is the bytes up to and including `\n`; a final line
 //! without `\n` is still a line; `\r` is content.
 
+mod follow;
 pub(crate) mod gzip;
 mod lines;
 pub mod locate;
 mod open;
 mod verify;
 
+pub use follow::{FollowEvent, Follower};
 pub use lines::LineBuf;
 pub use open::{Action, OpenOptions, Opened, superblock_of};
 pub use verify::VerifyReport;

@@ -1453,3 +1453,68 @@ fn gzip_source_answers_as_its_text() {
         assert_eq!(o.code, 0, "{}", o.stderr);
     }
 }
+
+/// `lidx lines -f FILE A:` prints the lines from A, then each new complete
+/// line as the file grows (a partial line only once its `\n` arrives), and
+/// follows a replaced (rotated) file from its first line with a note.
+#[test]
+fn follow_prints_new_complete_lines_and_survives_rotation() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::Stdio;
+    use std::sync::mpsc;
+    use std::time::Duration;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("app.log");
+    std::fs::write(&path, b"one\ntwo\nthree\n").unwrap();
+    let mut child = Command::new(BIN)
+        .args(["lines", "-f", "-n"])
+        .arg(&path)
+        .arg("2:")
+        .env("RUST_BACKTRACE", "1")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (tx, rx) = mpsc::channel();
+    let stdout = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            if tx.send(line.unwrap()).is_err() {
+                break;
+            }
+        }
+    });
+    let next = |what: &str| {
+        rx.recv_timeout(Duration::from_secs(10))
+            .unwrap_or_else(|_| panic!("no line: {what}"))
+    };
+    assert_eq!(next("2"), "2:two");
+    assert_eq!(next("3"), "3:three");
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .unwrap();
+    f.write_all(b"four\nfi").unwrap();
+    f.flush().unwrap();
+    assert_eq!(next("4"), "4:four");
+    // "fi" has no newline yet: nothing until it is completed.
+    assert!(
+        rx.recv_timeout(Duration::from_millis(700)).is_err(),
+        "a partial line was printed"
+    );
+    f.write_all(b"ve\n").unwrap();
+    f.flush().unwrap();
+    drop(f);
+    assert_eq!(next("5"), "5:five");
+    // Rotation: a new file replaces the old one under the same name.
+    let new = dir.path().join("app.log.new");
+    std::fs::write(&new, b"alpha\nbeta\n").unwrap();
+    std::fs::rename(&new, &path).unwrap();
+    assert_eq!(next("new 1"), "1:alpha");
+    assert_eq!(next("new 2"), "2:beta");
+    child.kill().unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("truncated or replaced"), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}

@@ -1,0 +1,112 @@
+//! Following a growing file (`tail -f` with line numbers): report new
+//! complete lines as the file grows, keeping the sidecar current by
+//! extension (only new bytes are scanned), and survive truncation or
+//! rotation (the path replaced by a new file).
+
+use super::{Index, OpenOptions};
+use crate::error::{Error, Result};
+use std::io::Write;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+
+/// What one [`Follower::poll`] saw.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FollowEvent {
+    /// Nothing new.
+    Idle,
+    /// This many new complete lines were written.
+    Lines(u64),
+    /// The file was truncated or replaced; following restarted at its first
+    /// line (nothing of the new file written yet).
+    Restarted,
+}
+
+/// Follows one file. Only complete lines (ending in `\n`) are reported; a
+/// last line still being written is reported once its `\n` arrives.
+#[derive(Debug)]
+pub struct Follower {
+    path: PathBuf,
+    opts: OpenOptions,
+    /// 0-based number of the next line to report.
+    next_line: u64,
+    /// Offset just past the last reported line.
+    done_offset: u64,
+    /// (device, inode) of the file being followed.
+    identity: (u64, u64),
+}
+
+fn identity(path: &Path) -> Result<((u64, u64), u64)> {
+    let m = std::fs::metadata(path).map_err(|e| Error::io("stat", path, e))?;
+    Ok(((m.dev(), m.ino()), m.len()))
+}
+
+impl Follower {
+    /// Starts following `path` at 0-based line `from`: lines before it are
+    /// skipped, lines from it on are reported by [`Follower::poll`].
+    pub fn new(path: impl AsRef<Path>, from: u64, opts: &OpenOptions) -> Result<Follower> {
+        let path = path.as_ref().to_path_buf();
+        let (identity, _) = identity(&path)?;
+        Ok(Follower {
+            path,
+            opts: opts.clone(),
+            next_line: from,
+            done_offset: 0,
+            identity,
+        })
+    }
+
+    /// 0-based number of the next line to report.
+    pub fn next_line(&self) -> u64 {
+        self.next_line
+    }
+
+    /// Checks the file once and writes the new complete lines to `out`
+    /// (numbered 1-based with `numbered`, as `lidx lines -n`).
+    pub fn poll(&mut self, numbered: bool, out: &mut dyn Write) -> Result<FollowEvent> {
+        let (id, len) = match identity(&self.path) {
+            Ok(v) => v,
+            // Mid-rotation: the old file is gone, the new one not there yet.
+            Err(Error::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(FollowEvent::Idle);
+            }
+            Err(e) => return Err(e),
+        };
+        if id != self.identity || len < self.done_offset {
+            self.identity = id;
+            self.next_line = 0;
+            self.done_offset = 0;
+            return Ok(FollowEvent::Restarted);
+        }
+        if len == self.done_offset && self.done_offset > 0 {
+            return Ok(FollowEvent::Idle);
+        }
+        let opened = self.opts.open(&self.path)?;
+        if matches!(opened.action, super::Action::Rebuilt(_)) && self.done_offset > 0 {
+            // Rewritten between two polls (truncated and regrown).
+            self.next_line = 0;
+            self.done_offset = 0;
+            return Ok(FollowEvent::Restarted);
+        }
+        let index: Index = opened.index;
+        // Complete lines only: a last line without `\n` may still grow.
+        let mut complete = index.line_count();
+        if complete > 0 && index.line_end(complete - 1)? == index.source_len() {
+            let mut last = [0u8; 1];
+            index
+                .source()
+                .read_exact_at(&mut last, index.source_len() - 1)?;
+            if last[0] != b'\n' {
+                complete -= 1;
+            }
+        }
+        if complete <= self.next_line {
+            return Ok(FollowEvent::Idle);
+        }
+        let n = index.write_lines(self.next_line..complete, numbered, out)?;
+        out.flush()
+            .map_err(|e| Error::io("write", Path::new("<stdout>"), e))?;
+        self.next_line = complete;
+        self.done_offset = index.lines_span(0..complete)?.end;
+        Ok(FollowEvent::Lines(n))
+    }
+}
