@@ -295,6 +295,20 @@ impl<'s> Inflater<'s> {
         Ok(())
     }
 
+    /// Passes the decoded bytes up to uncompressed offset `end` (or the end
+    /// of the file) to `f`, skipping boundaries; returns the offset reached.
+    pub fn data_until(&mut self, end: u64, f: &mut dyn FnMut(&[u8])) -> Result<u64> {
+        while self.position() < end {
+            let at = self.position();
+            match self.next_event()? {
+                Some(Event::Data(d)) => f(&d[..d.len().min((end - at) as usize)]),
+                Some(Event::Boundary { .. }) => {}
+                None => break,
+            }
+        }
+        Ok(self.position().min(end))
+    }
+
     /// The next event, or `None` at the end of the file. Between events the
     /// caller may take [`Inflater::window`] (e.g. at a boundary).
     pub fn next_event(&mut self) -> Result<Option<Event<'_>>> {

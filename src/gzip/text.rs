@@ -161,16 +161,7 @@ impl<A: AccessPoints> GzText<A> {
         };
         let mut inf = Inflater::resume(&*self.gz, &ap)?;
         let mut out = Vec::with_capacity((end - ap.uncomp) as usize);
-        while (out.len() as u64) < end - ap.uncomp {
-            match inf.next_event()? {
-                Some(Event::Data(d)) => {
-                    let take = d.len().min((end - ap.uncomp) as usize - out.len());
-                    out.extend_from_slice(&d[..take]);
-                }
-                Some(Event::Boundary { .. }) => {}
-                None => break,
-            }
-        }
+        inf.data_until(end, &mut |d| out.extend_from_slice(d))?;
         if (out.len() as u64) != end - ap.uncomp {
             return Err(Error::SourceChanged {
                 path: self.gz.path().to_path_buf(),

@@ -126,11 +126,7 @@ impl OpenOptions {
     /// builds or writes anything.
     pub fn inspect(&self, source: impl AsRef<Path>) -> Result<Index> {
         let source = source.as_ref();
-        let src = FileSource::open(source)?;
-        let meta = src
-            .file()
-            .metadata()
-            .map_err(|e| Error::io("stat", source, e))?;
+        let (src, info) = open_source(source)?;
         let path = match &self.sidecar {
             Some(p) => p.clone(),
             None => {
@@ -148,12 +144,7 @@ impl OpenOptions {
             });
         }
         let side = FileSource::open(&path)?;
-        Index::from_parts(
-            Box::new(src),
-            Box::new(side),
-            fingerprint::mtime(&meta),
-            self.cache_bytes,
-        )
+        Index::from_parts(Box::new(src), Box::new(side), info.mtime, self.cache_bytes)
     }
 
     /// Opens `source`'s index.
@@ -183,15 +174,7 @@ impl OpenOptions {
     }
 
     fn open_damaged(&self, source: &Path, damage: Error) -> Result<Opened> {
-        let src = FileSource::open(source)?;
-        let meta = src
-            .file()
-            .metadata()
-            .map_err(|e| Error::io("stat", source, e))?;
-        let info = SourceInfo {
-            mtime: fingerprint::mtime(&meta),
-            name: basename(source),
-        };
+        let (src, info) = open_source(source)?;
         let mut pages = vec![0u8; self.build.page_size as usize];
         let (sb, found) =
             match ingest::gzip::build_tolerant(&src, &info, &self.build, &mut pages, &mut |_| {}) {
@@ -217,15 +200,7 @@ impl OpenOptions {
 
     fn open_inner(&self, source: &Path, progress: &mut dyn FnMut(u64, u64)) -> Result<Opened> {
         self.build.validate()?;
-        let src = FileSource::open(source)?;
-        let meta = src
-            .file()
-            .metadata()
-            .map_err(|e| Error::io("stat", source, e))?;
-        let info = SourceInfo {
-            mtime: fingerprint::mtime(&meta),
-            name: basename(source),
-        };
+        let (src, info) = open_source(source)?;
 
         let candidates: Vec<(PathBuf, bool)> = match &self.sidecar {
             Some(p) => vec![(p.clone(), false)],
@@ -411,6 +386,20 @@ impl OpenOptions {
         let index = Index::from_parts(Box::new(src), Box::new(side), mtime, self.cache_bytes)?;
         Ok(Opened { index, action })
     }
+}
+
+/// Opens the source and reads what the ingest records about it.
+fn open_source(source: &Path) -> Result<(FileSource, SourceInfo)> {
+    let src = FileSource::open(source)?;
+    let meta = src
+        .file()
+        .metadata()
+        .map_err(|e| Error::io("stat", source, e))?;
+    let info = SourceInfo {
+        mtime: fingerprint::mtime(&meta),
+        name: basename(source),
+    };
+    Ok((src, info))
 }
 
 /// A second handle on the same open source file, with the same fixed length.

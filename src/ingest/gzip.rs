@@ -106,6 +106,22 @@ struct Start {
     at: Option<crate::gzip::AccessPoint>,
 }
 
+impl Start {
+    /// A build from the start of the file: checkpoint (0, 0), nothing else.
+    fn fresh(opts: &BuildOptions, sink: &mut impl PageSink) -> Result<Start> {
+        let mut tree = TreeBuilder::new(opts.page_size);
+        let first = Checkpoint { line: 0, offset: 0 };
+        tree.push(first, sink)?;
+        Ok(Start {
+            tree,
+            from: first,
+            records: Vec::new(),
+            blobs: Spill::new(),
+            at: None,
+        })
+    }
+}
+
 /// Builds the sidecar of gzip source `gz` (see the module doc).
 pub fn build(
     gz: &dyn ReadAt,
@@ -115,16 +131,7 @@ pub fn build(
     progress: &mut dyn FnMut(u64),
 ) -> Result<Superblock> {
     opts.validate()?;
-    let mut tree = TreeBuilder::new(opts.page_size);
-    let first = Checkpoint { line: 0, offset: 0 };
-    tree.push(first, sink)?;
-    let start = Start {
-        tree,
-        from: first,
-        records: Vec::new(),
-        blobs: Spill::new(),
-        at: None,
-    };
+    let start = Start::fresh(opts, sink)?;
     run(gz, info, opts, start, sink, progress)
 }
 
@@ -143,12 +150,7 @@ pub fn extend(
     progress: &mut dyn FnMut(u64),
 ) -> Result<Superblock> {
     use crate::gzip::AccessPoints;
-    let opts = BuildOptions {
-        spacing: old.spacing,
-        page_size: old.page_size,
-        span: old.gzip.span as u64,
-        ..BuildOptions::default()
-    };
+    let opts = BuildOptions::of(old);
     opts.validate()?;
     let (tree, from) = super::copy_checkpoints(old, cache, sink)?;
     let mut records = Vec::with_capacity(aps.count());
@@ -189,16 +191,7 @@ pub fn build_tolerant(
     progress: &mut dyn FnMut(u64),
 ) -> Result<(Superblock, Option<Error>)> {
     opts.validate()?;
-    let mut tree = TreeBuilder::new(opts.page_size);
-    let first = Checkpoint { line: 0, offset: 0 };
-    tree.push(first, sink)?;
-    let start = Start {
-        tree,
-        from: first,
-        records: Vec::new(),
-        blobs: Spill::new(),
-        at: None,
-    };
+    let start = Start::fresh(opts, sink)?;
     run_tolerant(gz, info, opts, start, sink, progress, true)
 }
 
@@ -440,17 +433,6 @@ fn prefix_crc(gz: &dyn ReadAt, blobs: &Spill, r: &ApRecord, end: u64) -> Result<
     };
     let mut inf = Inflater::resume(gz, &ap)?;
     let mut crc = crc32fast::Hasher::new();
-    let mut at = r.uncomp;
-    while at < end {
-        match inf.next_event()? {
-            Some(Event::Data(d)) => {
-                let take = d.len().min((end - at) as usize);
-                crc.update(&d[..take]);
-                at += take as u64;
-            }
-            Some(Event::Boundary { .. }) => {}
-            None => break,
-        }
-    }
+    inf.data_until(end, &mut |d| crc.update(d))?;
     Ok(crc.finalize())
 }

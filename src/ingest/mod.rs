@@ -53,6 +53,21 @@ impl Default for BuildOptions {
 }
 
 impl BuildOptions {
+    /// The parameters `sb` was built with (an extension must keep them to
+    /// equal a fresh build).
+    pub fn of(sb: &Superblock) -> BuildOptions {
+        BuildOptions {
+            spacing: sb.spacing,
+            page_size: sb.page_size,
+            span: if sb.gzip.span > 0 {
+                sb.gzip.span as u64
+            } else {
+                gzip::DEFAULT_SPAN
+            },
+            ..BuildOptions::default()
+        }
+    }
+
     /// Rejects impossible parameters.
     pub fn validate(&self) -> Result<()> {
         if self.spacing == 0 {
@@ -264,11 +279,7 @@ pub fn extend(
     sink: &mut impl PageSink,
     progress: &mut dyn FnMut(u64),
 ) -> Result<Superblock> {
-    let opts = BuildOptions {
-        spacing: old.spacing,
-        page_size: old.page_size,
-        ..BuildOptions::default()
-    };
+    let opts = BuildOptions::of(old);
     opts.validate()?;
     let (tree, last_cp) = copy_checkpoints(old, cache, sink)?;
     resume_and_finish(src, info, &opts, tree, last_cp, sink, progress)
