@@ -11,20 +11,7 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-const BIN: &str = env!("CARGO_BIN_EXE_lidx");
-
-#[derive(Debug)]
-struct Out {
-    code: i32,
-    stdout: Vec<u8>,
-    stderr: String,
-}
-
-impl Out {
-    fn stdout_str(&self) -> String {
-        String::from_utf8_lossy(&self.stdout).into_owned()
-    }
-}
+use crate::run::{BIN, Out, Rules, checked};
 
 /// Runs `cmd` and checks the rules every run must follow.
 fn finish(cmd: Command) -> Out {
@@ -33,39 +20,14 @@ fn finish(cmd: Command) -> Out {
 
 /// As [`finish`]; `one_line` off for the usage text clap prints when no
 /// subcommand is given (multi-line by nature).
-fn finish_with(mut cmd: Command, one_line: bool) -> Out {
-    cmd.env("RUST_BACKTRACE", "1").env("LC_ALL", "C");
-    let what = format!("{cmd:?}");
-    let o = cmd.output().expect("run lidx");
-    let out = Out {
-        code: o.status.code().unwrap_or(-1),
-        stdout: o.stdout,
-        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
-    };
-    for bad in ["panicked", "RUST_BACKTRACE", "backtrace", "internal error"] {
-        assert!(
-            !out.stderr.contains(bad),
-            "{what}: {bad} in stderr: {}",
-            out.stderr
-        );
-    }
-    assert!(
-        matches!(out.code, 0..=2),
-        "{what}: exit status {}",
-        out.code
-    );
-    if !one_line {
-        return out;
-    }
-    for line in out.stderr.lines() {
-        assert!(line.starts_with("lidx: "), "{what}: stderr line {line:?}");
-    }
-    if out.code == 2 {
-        assert_eq!(out.stderr.lines().count(), 1, "{what}: {}", out.stderr);
-        assert!(out.stderr.ends_with('\n'), "{what}");
-        assert!(out.stdout.is_empty(), "{what}: output on error");
-    }
-    out
+fn finish_with(cmd: Command, one_line: bool) -> Out {
+    checked(
+        cmd,
+        Rules {
+            one_line,
+            silent_error: true,
+        },
+    )
 }
 
 fn lidx<S: AsRef<OsStr>>(args: impl IntoIterator<Item = S>) -> Out {

@@ -27,56 +27,24 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-const BIN: &str = env!("CARGO_BIN_EXE_lidx");
+use crate::run::{BIN, Out, Rules, checked};
 
 /// The checkpoint spacing every CLI fixture is indexed with: far below the
 /// line lengths of the long lines, so checkpoints and chunk splits abound.
 const SPACING: &str = "64";
 
-#[derive(Debug)]
-struct Out {
-    code: i32,
-    stdout: Vec<u8>,
-    stderr: String,
-}
-
-/// Runs `lidx ARGS` with `RUST_BACKTRACE=1` and checks the CLI's rules:
-/// exit status 0, 1 or 2; every stderr line `lidx: ...`, exactly one on 2;
-/// never a panic or a backtrace.
+/// Runs `lidx ARGS` (stdin closed) and checks the CLI's rules
+/// ([`crate::run::checked`]).
 fn lidx(args: &[OsString]) -> Out {
     let mut cmd = Command::new(BIN);
-    cmd.args(args)
-        .env("RUST_BACKTRACE", "1")
-        .env("LC_ALL", "C")
-        .stdin(Stdio::null());
-    let what = format!("{cmd:?}");
-    let o = cmd.output().expect("run lidx");
-    let out = Out {
-        code: o.status.code().unwrap_or(-1),
-        stdout: o.stdout,
-        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
-    };
-    for bad in ["panicked", "RUST_BACKTRACE", "backtrace", "internal error"] {
-        assert!(
-            !out.stderr.contains(bad),
-            "{what}: {bad} in stderr: {}",
-            out.stderr
-        );
-    }
-    assert!(
-        matches!(out.code, 0..=2),
-        "{what}: exit status {}",
-        out.code
-    );
-    for line in out.stderr.lines() {
-        assert!(line.starts_with("lidx: "), "{what}: stderr line {line:?}");
-    }
-    if out.code == 2 {
-        assert_eq!(out.stderr.lines().count(), 1, "{what}: {}", out.stderr);
-        assert!(out.stderr.ends_with('\n'), "{what}");
-        assert!(out.stdout.is_empty(), "{what}: output on error");
-    }
-    out
+    cmd.args(args).stdin(Stdio::null());
+    checked(
+        cmd,
+        Rules {
+            one_line: true,
+            silent_error: true,
+        },
+    )
 }
 
 /// Runs `rg ARGS` (no config file).

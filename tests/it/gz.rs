@@ -24,7 +24,7 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-const BIN: &str = env!("CARGO_BIN_EXE_lidx");
+use crate::run::{BIN, Out, Rules, checked};
 
 /// The access-point span of the in-process cases: a 32nd of the default.
 /// Access points are placed at block boundaries, so how many there are
@@ -762,50 +762,18 @@ fn member_boundaries_on_span_boundaries() {
 // ---------------------------------------------------------------------
 // The real binary.
 
-#[derive(Debug)]
-struct Out {
-    code: i32,
-    stdout: Vec<u8>,
-    stderr: String,
-}
-
-/// Runs `lidx ARGS` with `RUST_BACKTRACE=1` and checks the CLI's rules:
-/// exit status 0, 1 or 2; every stderr line `lidx: ...`, exactly one on 2
-/// and no output then; never a panic or a backtrace.
+/// Runs `lidx ARGS` (stdin closed) and checks the CLI's rules
+/// ([`crate::run::checked`]).
 fn lidx<S: AsRef<OsStr>>(args: impl IntoIterator<Item = S>) -> Out {
     let mut cmd = Command::new(BIN);
-    cmd.args(args)
-        .env("RUST_BACKTRACE", "1")
-        .env("LC_ALL", "C")
-        .stdin(Stdio::null());
-    let what = format!("{cmd:?}");
-    let o = cmd.output().expect("run lidx");
-    let out = Out {
-        code: o.status.code().unwrap_or(-1),
-        stdout: o.stdout,
-        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
-    };
-    for bad in ["panicked", "RUST_BACKTRACE", "backtrace", "internal error"] {
-        assert!(
-            !out.stderr.contains(bad),
-            "{what}: {bad} in stderr: {}",
-            out.stderr
-        );
-    }
-    assert!(
-        matches!(out.code, 0..=2),
-        "{what}: exit status {}",
-        out.code
-    );
-    for line in out.stderr.lines() {
-        assert!(line.starts_with("lidx: "), "{what}: stderr line {line:?}");
-    }
-    if out.code == 2 {
-        // Streaming commands may have printed lines before they reached the
-        // damage; callers check that such output is a true prefix.
-        assert_eq!(out.stderr.lines().count(), 1, "{what}: {}", out.stderr);
-    }
-    out
+    cmd.args(args).stdin(Stdio::null());
+    checked(
+        cmd,
+        Rules {
+            one_line: true,
+            silent_error: false,
+        },
+    )
 }
 
 fn os(p: &Path) -> OsString {

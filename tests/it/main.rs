@@ -26,5 +26,6 @@ mod grep;
 mod gz;
 mod oracle;
 mod props;
+mod run;
 mod sidecar;
 mod threads;

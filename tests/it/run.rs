@@ -1,0 +1,74 @@
+//! Running the real binary and checking the rules every run must follow:
+//! exit status 0, 1 or 2; every stderr line `lidx: ...` (unless the caller
+//! expects clap's multi-line usage text); exactly one stderr line on 2;
+//! never a panic or a backtrace.
+
+use std::process::Command;
+
+/// The binary under test.
+pub const BIN: &str = env!("CARGO_BIN_EXE_lidx");
+
+/// What a run printed.
+#[derive(Debug)]
+pub struct Out {
+    pub code: i32,
+    pub stdout: Vec<u8>,
+    pub stderr: String,
+}
+
+impl Out {
+    pub fn stdout_str(&self) -> String {
+        String::from_utf8_lossy(&self.stdout).into_owned()
+    }
+}
+
+/// Which of the error-case rules apply.
+#[derive(Debug, Clone, Copy)]
+pub struct Rules {
+    /// Every stderr line starts with `lidx: ` (off only for clap's usage
+    /// text) and an error is exactly one line.
+    pub one_line: bool,
+    /// On exit 2: stderr ends with a newline and nothing was printed to
+    /// stdout (off for streaming commands, which may have printed lines
+    /// before they reached damage; their callers check the output is a true
+    /// prefix).
+    pub silent_error: bool,
+}
+
+/// Runs `cmd` with `RUST_BACKTRACE=1` and `LC_ALL=C` and checks `rules`.
+pub fn checked(mut cmd: Command, rules: Rules) -> Out {
+    cmd.env("RUST_BACKTRACE", "1").env("LC_ALL", "C");
+    let what = format!("{cmd:?}");
+    let o = cmd.output().expect("run lidx");
+    let out = Out {
+        code: o.status.code().unwrap_or(-1),
+        stdout: o.stdout,
+        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+    };
+    for bad in ["panicked", "RUST_BACKTRACE", "backtrace", "internal error"] {
+        assert!(
+            !out.stderr.contains(bad),
+            "{what}: {bad} in stderr: {}",
+            out.stderr
+        );
+    }
+    assert!(
+        matches!(out.code, 0..=2),
+        "{what}: exit status {}",
+        out.code
+    );
+    if !rules.one_line {
+        return out;
+    }
+    for line in out.stderr.lines() {
+        assert!(line.starts_with("lidx: "), "{what}: stderr line {line:?}");
+    }
+    if out.code == 2 {
+        assert_eq!(out.stderr.lines().count(), 1, "{what}: {}", out.stderr);
+        if rules.silent_error {
+            assert!(out.stderr.ends_with('\n'), "{what}");
+            assert!(out.stdout.is_empty(), "{what}: output on error");
+        }
+    }
+    out
+}
