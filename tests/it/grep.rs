@@ -17,7 +17,7 @@
 //! listing each with its arguments, the input lines involved and both
 //! outputs.
 
-use crate::oracle::{Model, Rng};
+use crate::oracle::{Model, Rng, SearchHit, model_search};
 use lidx::io::MemSource;
 use lidx::search::{Kind, Line, Matcher, MatcherOptions, ScanOptions, Sink};
 use lidx::{BuildOptions, Index};
@@ -1397,23 +1397,14 @@ fn json_messages_parse_and_match_rg() {
     check_failures(failures, table.len());
 }
 
-/// What `Index::search` reports, for the model.
-#[derive(Debug, Clone, PartialEq)]
-struct Got {
-    kind: Kind,
-    number: u64,
-    offset: u64,
-    bytes: Vec<u8>,
-}
-
 struct Collect {
-    got: Vec<Got>,
+    got: Vec<SearchHit>,
     stop_after: usize,
 }
 
 impl Sink for Collect {
     fn line(&mut self, l: &Line<'_>) -> lidx::Result<bool> {
-        self.got.push(Got {
+        self.got.push(SearchHit {
             kind: l.kind,
             number: l.number,
             offset: l.offset,
@@ -1421,48 +1412,6 @@ impl Sink for Collect {
         });
         Ok(self.got.len() < self.stop_after)
     }
-}
-
-/// The naive model: each line of `lines` (clamped) on its own, without its
-/// `\n`; the first `max_count` selected lines; context lines within
-/// `before`/`after` of a selected line, in the range.
-fn model_search(
-    m: &Model,
-    lines: std::ops::Range<u64>,
-    re: &regex::bytes::Regex,
-    o: &ScanOptions,
-) -> Vec<Got> {
-    let n = m.line_count();
-    let r = lines.start.min(n)..lines.end.min(n);
-    let text = |l: u64| m.bytes(m.span(l));
-    let selected: Vec<u64> = r
-        .clone()
-        .filter(|&l| {
-            let t = text(l);
-            re.is_match(t.strip_suffix(b"\n").unwrap_or(t)) != o.invert
-        })
-        .take(o.max_count.map_or(usize::MAX, |c| c as usize))
-        .collect();
-    let mut kinds: BTreeMap<u64, Kind> = BTreeMap::new();
-    for &s in &selected {
-        let lo = s.saturating_sub(o.before).max(r.start);
-        let hi = s.saturating_add(o.after).min(r.end - 1);
-        for l in lo..=hi {
-            kinds.entry(l).or_insert(Kind::Context);
-        }
-    }
-    for &s in &selected {
-        kinds.insert(s, Kind::Match);
-    }
-    kinds
-        .into_iter()
-        .map(|(l, kind)| Got {
-            kind,
-            number: l,
-            offset: m.span(l).start,
-            bytes: text(l).to_vec(),
-        })
-        .collect()
 }
 
 #[test]
@@ -1530,7 +1479,7 @@ fn index_search_matches_the_naive_model() {
                         .zip(&want)
                         .take_while(|(a, b)| a == b)
                         .count();
-                    let brief = |g: Option<&Got>| {
+                    let brief = |g: Option<&SearchHit>| {
                         g.map(|g| {
                             format!(
                                 "{:?} line {} (0-based) at {}: {}",

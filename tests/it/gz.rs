@@ -11,13 +11,12 @@
 //! Tools that are not on PATH are reported as `SKIPPED: ...` on stderr
 //! (past the harness's capture) and their cases are left out.
 
-use crate::oracle::{Depth, Model, Rng, check_index};
+use crate::oracle::{Depth, Model, Rng, SearchHit, check_index, model_search};
 use lidx::format::gzip::{self as fmt, ApRecord};
 use lidx::format::{PAGE_HEADER_LEN, PageKind, Superblock};
 use lidx::io::MemSource;
 use lidx::search::{Kind, Line, Matcher, MatcherOptions, ScanOptions, Sink};
 use lidx::{BuildOptions, Index};
-use std::collections::BTreeMap;
 use std::ffi::{OsStr, OsString};
 use std::io::Write;
 use std::ops::Range;
@@ -205,19 +204,11 @@ fn header_len(archive: &[u8]) -> usize {
 // ---------------------------------------------------------------------
 // In-process checks against the model.
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Hit {
-    kind: Kind,
-    number: u64,
-    offset: u64,
-    bytes: Vec<u8>,
-}
-
-struct Collect(Vec<Hit>);
+struct Collect(Vec<SearchHit>);
 
 impl Sink for Collect {
     fn line(&mut self, l: &Line<'_>) -> lidx::Result<bool> {
-        self.0.push(Hit {
+        self.0.push(SearchHit {
             kind: l.kind,
             number: l.number,
             offset: l.offset,
@@ -225,47 +216,6 @@ impl Sink for Collect {
         });
         Ok(true)
     }
-}
-
-/// The naive search: each line of `lines` (clamped) alone, without its
-/// `\n`; the first `max_count` selected; context within `before`/`after`.
-fn model_search(
-    m: &Model,
-    lines: Range<u64>,
-    re: &regex::bytes::Regex,
-    o: &ScanOptions,
-) -> Vec<Hit> {
-    let n = m.line_count();
-    let r = lines.start.min(n)..lines.end.min(n);
-    let text = |l: u64| m.bytes(m.span(l));
-    let selected: Vec<u64> = r
-        .clone()
-        .filter(|&l| {
-            let t = text(l);
-            re.is_match(t.strip_suffix(b"\n").unwrap_or(t)) != o.invert
-        })
-        .take(o.max_count.map_or(usize::MAX, |c| c as usize))
-        .collect();
-    let mut kinds: BTreeMap<u64, Kind> = BTreeMap::new();
-    for &s in &selected {
-        let lo = s.saturating_sub(o.before).max(r.start);
-        let hi = s.saturating_add(o.after).min(r.end - 1);
-        for l in lo..=hi {
-            kinds.entry(l).or_insert(Kind::Context);
-        }
-    }
-    for &s in &selected {
-        kinds.insert(s, Kind::Match);
-    }
-    kinds
-        .into_iter()
-        .map(|(l, kind)| Hit {
-            kind,
-            number: l,
-            offset: m.span(l).start,
-            bytes: text(l).to_vec(),
-        })
-        .collect()
 }
 
 const PATTERNS: &[&str] = &[

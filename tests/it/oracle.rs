@@ -3,6 +3,7 @@
 //! checkpoint rule of `DESIGN.md` restated over line spans. Nothing here
 //! calls into lidx except to *ask* it (in [`check_index`]).
 
+use lidx::search::Kind;
 use lidx::{Checkpoint, Index, LineBuf};
 use std::ops::Range;
 
@@ -499,4 +500,54 @@ mod tests {
         assert_eq!(tree_shape(32, 512), (2, 4));
         assert_eq!(tree_shape(31 * 24 + 1, 512), (3, 1 + 25 + 2 + 1));
     }
+}
+
+/// One line as `Index::search` reports it (for comparison with the model).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SearchHit {
+    pub kind: Kind,
+    pub number: u64,
+    pub offset: u64,
+    pub bytes: Vec<u8>,
+}
+
+/// The naive search: each line of `lines` (clamped) alone, without its
+/// `\n`; the first `max_count` selected; context within `before`/`after`.
+pub fn model_search(
+    m: &Model,
+    lines: std::ops::Range<u64>,
+    re: &regex::bytes::Regex,
+    o: &lidx::search::ScanOptions,
+) -> Vec<SearchHit> {
+    let n = m.line_count();
+    let r = lines.start.min(n)..lines.end.min(n);
+    let text = |l: u64| m.bytes(m.span(l));
+    let selected: Vec<u64> = r
+        .clone()
+        .filter(|&l| {
+            let t = text(l);
+            re.is_match(t.strip_suffix(b"\n").unwrap_or(t)) != o.invert
+        })
+        .take(o.max_count.map_or(usize::MAX, |c| c as usize))
+        .collect();
+    let mut kinds: std::collections::BTreeMap<u64, Kind> = std::collections::BTreeMap::new();
+    for &s in &selected {
+        let lo = s.saturating_sub(o.before).max(r.start);
+        let hi = s.saturating_add(o.after).min(r.end - 1);
+        for l in lo..=hi {
+            kinds.entry(l).or_insert(Kind::Context);
+        }
+    }
+    for &s in &selected {
+        kinds.insert(s, Kind::Match);
+    }
+    kinds
+        .into_iter()
+        .map(|(l, kind)| SearchHit {
+            kind,
+            number: l,
+            offset: m.span(l).start,
+            bytes: text(l).to_vec(),
+        })
+        .collect()
 }
