@@ -14,3 +14,14 @@ pub mod text;
 
 pub use inflate::{AccessPoint, Event, Inflater};
 pub use text::{AccessPoints, GzText, access_points};
+
+/// The access-point rule (spec R-92): a block boundary at uncompressed
+/// offset `uncomp` becomes an access point when there is none yet, when it
+/// lies at least `span` bytes after the previous one (`last`), or when it
+/// starts a member after the previous one.
+pub fn access_point_due(last: Option<u64>, uncomp: u64, member_start: bool, span: u64) -> bool {
+    match last {
+        None => true,
+        Some(l) => uncomp >= l + span || (member_start && l < uncomp),
+    }
+}

@@ -243,8 +243,8 @@ pub fn access_points(gz: &dyn ReadAt, span: u64) -> Result<(Vec<AccessPoint>, u6
                 uncomp,
                 member_start,
             } => {
-                let due = aps.last().is_none_or(|l| uncomp >= l.uncomp + span);
-                if due || (member_start && aps.last().is_none_or(|l| l.uncomp < uncomp)) {
+                if super::access_point_due(aps.last().map(|l| l.uncomp), uncomp, member_start, span)
+                {
                     let done = std::mem::replace(&mut crc, crc32fast::Hasher::new());
                     if let Some(prev) = aps.last_mut() {
                         prev.span_crc = Some(done.finalize());

@@ -280,9 +280,12 @@ fn run_tolerant(
                 uncomp,
                 member_start,
             } => {
-                let due = records.last().is_none_or(|l| uncomp >= l.uncomp + span)
-                    || (member_start && records.last().is_none_or(|l| l.uncomp < uncomp));
-                if due {
+                if crate::gzip::access_point_due(
+                    records.last().map(|l| l.uncomp),
+                    uncomp,
+                    member_start,
+                    span,
+                ) {
                     let done = std::mem::replace(&mut span_crc, crc32fast::Hasher::new());
                     if let Some(prev) = records.last_mut() {
                         prev.span_crc = done.finalize();
