@@ -7,6 +7,8 @@
 //! - [`big`]: offsets above 4 GiB; lookup cost bounded by the spacing.
 //! - [`threads`]: one `Index` shared by 8 threads under a tiny cache.
 //! - [`sidecar`]: damaged sidecars are errors, never wrong answers.
+//! - [`flips`]: the binary against every one-byte change and every
+//!   page-boundary cut of a small plain and gzip sidecar.
 //! - [`cli`]: the real binary against `sed`, `grep` and the model.
 //! - [`grep`]: `lidx grep` against ripgrep, and `Index::search` against a
 //!   per-line model.
@@ -22,6 +24,7 @@ mod big;
 mod cli;
 mod crash;
 mod extend;
+mod flips;
 mod grep;
 mod gz;
 mod oracle;
