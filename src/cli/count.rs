@@ -9,6 +9,7 @@ use std::path::PathBuf;
 #[derive(Debug, Args)]
 pub struct CountArgs {
     /// The text file.
+    #[arg(value_parser = super::file_arg())]
     file: PathBuf,
     #[command(flatten)]
     opts: QueryOpts,

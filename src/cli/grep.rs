@@ -27,6 +27,7 @@ pub struct GrepArgs {
     first: Option<String>,
     /// The file (with -e, the only positional argument).
     #[arg(value_name = "FILE")]
+    #[arg(value_parser = super::file_arg())]
     second: Option<PathBuf>,
     /// A pattern; repeat for several (a line matches if any matches).
     #[arg(
@@ -143,7 +144,7 @@ fn merge(mut v: Vec<std::ops::Range<u64>>) -> Vec<std::ops::Range<u64>> {
 pub fn run(a: GrepArgs) -> lidx::Result<Status> {
     let (patterns, file) = match (a.patterns.is_empty(), a.first, a.second) {
         (true, Some(p), Some(f)) => (vec![p], f),
-        (false, Some(f), None) => (a.patterns.clone(), PathBuf::from(f)),
+        (false, Some(f), None) => (a.patterns.clone(), super::stdin_alias(f.into())),
         (true, _, None) => {
             return Err(Error::InvalidArgument(
                 "usage: lidx grep [OPTIONS] PATTERN FILE".into(),

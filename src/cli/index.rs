@@ -9,6 +9,7 @@ use std::path::PathBuf;
 #[derive(Debug, Args)]
 pub struct IndexArgs {
     /// The text file to index.
+    #[arg(value_parser = super::file_arg())]
     file: PathBuf,
     /// Sidecar path (default: FILE.lidx, or the user cache directory when
     /// FILE's directory is not writable).

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Args)]
 pub struct InfoArgs {
     /// The text file.
+    #[arg(value_parser = super::file_arg())]
     file: PathBuf,
     /// Sidecar path (default: FILE.lidx or the user cache directory).
     #[arg(long = "index", value_name = "PATH")]
@@ -92,10 +93,10 @@ pub fn run(a: InfoArgs) -> lidx::Result<Status> {
             i.spacing,
             i.version.0,
             i.version.1,
-            if fresh {
-                "yes".to_string()
-            } else {
-                format!("no (the source was {} since indexing)", i.verdict)
+            match (fresh, index.built_for_another_file()) {
+                (true, _) => "yes".to_string(),
+                (false, Some(other)) => format!("no (built for another file: {other})"),
+                (false, None) => format!("no (the source was {} since indexing)", i.verdict),
             },
         )
     };

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Args)]
 pub struct LineAtArgs {
     /// The text file.
+    #[arg(value_parser = super::file_arg())]
     file: PathBuf,
     /// 0-based byte offset (as `grep -b` prints).
     #[arg(allow_hyphen_values = true)]

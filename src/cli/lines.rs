@@ -9,6 +9,7 @@ use std::path::PathBuf;
 #[derive(Debug, Args)]
 pub struct LinesArgs {
     /// The text file.
+    #[arg(value_parser = super::file_arg())]
     file: PathBuf,
     /// Line ranges, 1-based: N, A:B (inclusive), A: (to the end), :B, A:+K
     /// (K lines from A). Several ranges print in the order given.

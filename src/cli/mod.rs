@@ -66,6 +66,24 @@ pub struct QueryOpts {
     pub quiet: bool,
 }
 
+/// The parser of a FILE argument: any path, with `-` meaning standard input
+/// (which works when it is a redirected regular file, see
+/// [`lidx::locate::named_source`]).
+fn file_arg() -> impl clap::builder::TypedValueParser<Value = PathBuf> {
+    use clap::builder::TypedValueParser;
+    clap::builder::OsStringValueParser::new().map(|s| stdin_alias(s.into()))
+}
+
+/// `-` as a FILE is standard input, as with other Unix tools (`./-` names
+/// a file called `-`).
+fn stdin_alias(file: PathBuf) -> PathBuf {
+    if file.as_os_str() == "-" {
+        PathBuf::from("/dev/stdin")
+    } else {
+        file
+    }
+}
+
 /// A warning about a truncated archive, printed if the command succeeds.
 static DAMAGE_WARNING: parking_lot::Mutex<Option<String>> = parking_lot::Mutex::new(None);
 

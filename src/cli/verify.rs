@@ -1,7 +1,8 @@
 //! `lidx verify FILE [--full]`.
 //!
 //! Exit status: 0 intact and fresh; 1 intact but stale (the source changed
-//! since indexing); 2 damaged, or the full re-scan disagrees.
+//! since indexing); 2 damaged, built for another file, or the full re-scan
+//! disagrees.
 
 use super::Status;
 use clap::Args;
@@ -12,6 +13,7 @@ use std::path::PathBuf;
 #[derive(Debug, Args)]
 pub struct VerifyArgs {
     /// The text file.
+    #[arg(value_parser = super::file_arg())]
     file: PathBuf,
     /// Sidecar path (default: FILE.lidx or the user cache directory).
     #[arg(long = "index", value_name = "PATH")]
@@ -27,6 +29,7 @@ pub fn run(a: VerifyArgs) -> lidx::Result<Status> {
         oo.sidecar(p);
     }
     let index = oo.inspect(&a.file)?;
+    index.check_not_foreign()?;
     if index.verdict() != Verdict::Unchanged {
         // Pages are still checked, but a stale sidecar cannot be re-scanned
         // against a source it no longer describes.

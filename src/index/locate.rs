@@ -5,8 +5,35 @@
 //! derived from the source's absolute path: a 64-bit FNV-1a hash of the path
 //! in hex, a dash, and the basename (cut to 100 bytes), plus `.lidx`.
 
+use std::borrow::Cow;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
+
+/// The file `source` names, for the purpose of keeping its sidecar.
+///
+/// A descriptor alias (`/dev/stdin`, `/dev/fd/N`, `/proc/self/fd/N`) opened
+/// on a regular file stands for that file: `lidx lines /dev/stdin 5 <
+/// app.log` uses `app.log.lidx`, and the sidecar records `app.log`'s name.
+/// An alias of a file without a name (deleted, or anonymous) is refused:
+/// there is nowhere sensible to keep its sidecar, and `/dev` is not the
+/// place. Pipes and devices are left to [`crate::io::FileSource::open`],
+/// which refuses them. Any other path is returned as it is.
+pub fn named_source(source: &Path) -> crate::Result<Cow<'_, Path>> {
+    let under_sys = |p: &Path| p.starts_with("/dev") || p.starts_with("/proc");
+    if !under_sys(source) {
+        return Ok(Cow::Borrowed(source));
+    }
+    let regular = std::fs::metadata(source).is_ok_and(|m| m.is_file());
+    match std::fs::canonicalize(source) {
+        Ok(real) if !under_sys(&real) => Ok(Cow::Owned(real)),
+        _ if regular => Err(crate::Error::InvalidArgument(format!(
+            "{}: the file behind it has no path (deleted or anonymous); lidx keeps a \
+             sidecar next to a named file",
+            source.display()
+        ))),
+        _ => Ok(Cow::Borrowed(source)),
+    }
+}
 
 /// `FILE.lidx` next to `source`.
 pub fn default_sidecar(source: &Path) -> PathBuf {

@@ -236,6 +236,36 @@ impl Index {
         self.verdict
     }
 
+    /// The name of the file this sidecar was built for, when it is not the
+    /// source's: the source differs from the fingerprint
+    /// ([`Verdict::Rewritten`]) and its basename from the one the sidecar
+    /// records (a sidecar copied or renamed next to another file). Opening
+    /// refuses such a sidecar ([`Error::Foreign`]) rather than rebuild over
+    /// what may be someone's prebuilt index.
+    pub fn built_for_another_file(&self) -> Option<String> {
+        use std::os::unix::ffi::OsStrExt;
+        let built_for = &self.sb.source_name;
+        let name = self
+            .source_path()
+            .file_name()
+            .map(|n| n.as_bytes())
+            .unwrap_or_default();
+        let name = &name[..name.len().min(crate::format::SOURCE_NAME_MAX)];
+        (self.verdict == Verdict::Rewritten && !built_for.is_empty() && built_for != name)
+            .then(|| String::from_utf8_lossy(built_for).into_owned())
+    }
+
+    /// [`Index::built_for_another_file`] as an error.
+    pub fn check_not_foreign(&self) -> Result<()> {
+        match self.built_for_another_file() {
+            Some(built_for) => Err(Error::Foreign {
+                sidecar: self.sidecar_path.clone(),
+                built_for,
+            }),
+            None => Ok(()),
+        }
+    }
+
     /// Page-cache counters.
     pub fn cache_stats(&self) -> CacheStats {
         self.cache.stats()

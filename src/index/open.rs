@@ -125,7 +125,7 @@ impl OpenOptions {
     /// `info` and `verify`): the verdict is in [`Index::verdict`]. Never
     /// builds or writes anything.
     pub fn inspect(&self, source: impl AsRef<Path>) -> Result<Index> {
-        let source = source.as_ref();
+        let source = &*locate::named_source(source.as_ref())?;
         let (src, info) = open_source(source)?;
         let path = match &self.sidecar {
             Some(p) => p.clone(),
@@ -159,7 +159,7 @@ impl OpenOptions {
         source: impl AsRef<Path>,
         progress: &mut dyn FnMut(u64, u64),
     ) -> Result<Opened> {
-        let source = source.as_ref();
+        let source = &*locate::named_source(source.as_ref())?;
         match self.open_inner(source, progress) {
             // A damaged gzip archive: no sidecar can describe it, but the
             // lines before the damage stay readable through an in-memory
@@ -282,18 +282,7 @@ impl OpenOptions {
                         return self.reopen(src, &dest, info.mtime, Action::Extended);
                     }
                     verdict => {
-                        let built_for = &index.superblock().source_name;
-                        let name =
-                            &info.name[..info.name.len().min(crate::format::SOURCE_NAME_MAX)];
-                        if verdict == Verdict::Rewritten
-                            && !built_for.is_empty()
-                            && built_for != name
-                        {
-                            return Err(Error::Foreign {
-                                sidecar: path.clone(),
-                                built_for: String::from_utf8_lossy(built_for).into_owned(),
-                            });
-                        }
+                        index.check_not_foreign()?;
                         if !self.refresh {
                             return Err(Error::Stale {
                                 source_path: source.to_path_buf(),

@@ -61,7 +61,8 @@ impl FileSource {
 
 fn not_regular(path: &Path) -> Error {
     Error::InvalidArgument(format!(
-        "{}: not a regular file (pipes and devices cannot be indexed)",
+        "{}: not a regular file (a pipe or a device cannot be indexed: lidx \
+         needs a file it can seek in; save the stream to a file first)",
         path.display()
     ))
 }

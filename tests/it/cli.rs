@@ -566,6 +566,167 @@ fn set_mtime(path: &Path, secs_ahead: u64) {
         .unwrap();
 }
 
+/// What a case of [`bad_sources_and_sidecars_table`] feeds to stdin.
+enum Stdin {
+    Null,
+    /// A pipe carrying these bytes.
+    Pipe(&'static [u8]),
+    /// The file, opened for reading (a redirect: `< FILE`).
+    File(PathBuf),
+}
+
+/// What a case runs, feeds, and expects: exit status, a word of the error
+/// line, the output on success.
+type TableCase<'a> = (&'a str, Vec<&'a str>, Stdin, i32, &'a str, &'a [u8]);
+
+/// The bad-input table for sources and sidecars (the ranges and offsets
+/// are in [`bad_arguments_exit_2_with_one_line`], an unreadable source and
+/// an unwritable directory in [`unwritable_source_directory_uses_the_cache_dir`]):
+/// each case's exit status, a word its one stderr line must hold (the file
+/// it names), and its exact output when it succeeds.
+#[test]
+fn bad_sources_and_sidecars_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let text = d.join("a.txt");
+    std::fs::write(&text, b"one\ntwo\nthree\n").unwrap();
+    let t = text.to_str().unwrap();
+    let other = d.join("b.txt");
+    std::fs::write(&other, b"uno\ndos\n").unwrap();
+    let o = other.to_str().unwrap();
+
+    // b.txt.lidx is a copy of a.txt's sidecar: another file's.
+    assert_eq!(lidx(["index", "-q", t]).code, 0);
+    std::fs::copy(d.join("a.txt.lidx"), d.join("b.txt.lidx")).unwrap();
+    // new.txt.lidx is from a newer major version of the format.
+    let newer = d.join("new.txt");
+    std::fs::write(&newer, b"x\n").unwrap();
+    let n = newer.to_str().unwrap();
+    assert_eq!(lidx(["index", "-q", n]).code, 0);
+    let mut sb = std::fs::read(d.join("new.txt.lidx")).unwrap();
+    sb[8..10].copy_from_slice(&2u16.to_le_bytes());
+    std::fs::write(d.join("new.txt.lidx"), &sb).unwrap();
+    // A sidecar path that is a directory, and one that is a FIFO.
+    let side_dir = d.join("sidecar-dir");
+    std::fs::create_dir(&side_dir).unwrap();
+    let sd = side_dir.to_str().unwrap();
+    let fifo = d.join("fifo.lidx");
+    let have_fifo = Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .is_ok_and(|s| s.success());
+    let ff = fifo.to_str().unwrap();
+    // A symlink to the text works as the text.
+    let link = d.join("link.txt");
+    std::os::unix::fs::symlink(&text, &link).unwrap();
+    let l = link.to_str().unwrap();
+
+    let sidecars_before: Vec<(PathBuf, Vec<u8>)> = ["b.txt.lidx", "new.txt.lidx"]
+        .iter()
+        .map(|f| (d.join(f), std::fs::read(d.join(f)).unwrap()))
+        .collect();
+
+    #[rustfmt::skip]
+    let cases: Vec<TableCase> = vec![
+        ("pipe as -", vec!["lines", "-", "1"], Stdin::Pipe(b"x\ny\n"), 2, "/dev/stdin: not a regular file", b""),
+        ("pipe as /dev/stdin", vec!["count", "/dev/stdin"], Stdin::Pipe(b"x\n"), 2, "/dev/stdin: not a regular file", b""),
+        ("pipe to grep", vec!["grep", "x", "-"], Stdin::Pipe(b"x\n"), 2, "/dev/stdin: not a regular file", b""),
+        ("redirected file as -", vec!["lines", "-q", "-", "2"], Stdin::File(text.clone()), 0, "", b"two\n"),
+        ("redirected file as /dev/stdin", vec!["line-at", "-q", "/dev/stdin", "5"], Stdin::File(text.clone()), 0, "", b"2\n"),
+        ("/dev/null", vec!["lines", "/dev/null", "1"], Stdin::Null, 2, "/dev/null: not a regular file", b""),
+        ("symlink", vec!["lines", "-q", l, "3"], Stdin::Null, 0, "", b"three\n"),
+        ("another file's sidecar", vec!["lines", o, "1"], Stdin::Null, 2, "b.txt.lidx", b""),
+        ("another file's sidecar, index", vec!["index", o], Stdin::Null, 2, "b.txt.lidx", b""),
+        ("another file's sidecar, verify", vec!["verify", o], Stdin::Null, 2, "b.txt.lidx", b""),
+        ("newer format", vec!["lines", n, "1"], Stdin::Null, 2, "new.txt.lidx", b""),
+        ("newer format, count", vec!["count", "--no-build", n], Stdin::Null, 2, "new.txt.lidx", b""),
+        ("newer format, index", vec!["index", n], Stdin::Null, 2, "new.txt.lidx", b""),
+        ("newer format, info", vec!["info", n], Stdin::Null, 2, "new.txt.lidx", b""),
+        ("sidecar path is a directory", vec!["lines", "--index", sd, t, "1"], Stdin::Null, 2, sd, b""),
+        ("sidecar path is a FIFO", vec!["lines", "--index", ff, t, "1"], Stdin::Null, 2, ff, b""),
+        ("missing --index, --no-build", vec!["count", "--no-build", "--index", "/nonexistent/x.lidx", t], Stdin::Null, 2, "/nonexistent/x.lidx", b""),
+    ];
+    for (what, args, stdin, code, says, want) in cases {
+        if !have_fifo && what.contains("FIFO") {
+            continue;
+        }
+        let mut cmd = Command::new(BIN);
+        cmd.args(&args).current_dir(d);
+        let fed = match stdin {
+            Stdin::Null => {
+                cmd.stdin(Stdio::null());
+                None
+            }
+            Stdin::File(p) => {
+                cmd.stdin(std::fs::File::open(p).unwrap());
+                None
+            }
+            Stdin::Pipe(bytes) => {
+                cmd.stdin(Stdio::piped());
+                Some(bytes)
+            }
+        };
+        let out = match fed {
+            None => finish(cmd),
+            Some(bytes) => {
+                // A pipe needs a writer: feed it from a thread while lidx runs.
+                let (tx, rx) = std::sync::mpsc::channel();
+                std::thread::scope(|s| {
+                    s.spawn(|| {
+                        cmd.env("RUST_BACKTRACE", "1");
+                        let mut child = cmd
+                            .stdout(Stdio::piped())
+                            .stderr(Stdio::piped())
+                            .spawn()
+                            .unwrap();
+                        let mut pipe = child.stdin.take().unwrap();
+                        let _ = pipe.write_all(bytes);
+                        drop(pipe);
+                        tx.send(child.wait_with_output().unwrap()).unwrap();
+                    });
+                });
+                let o = rx.recv().unwrap();
+                let err = String::from_utf8_lossy(&o.stderr).into_owned();
+                assert!(
+                    !err.contains("panicked") && !err.contains("backtrace"),
+                    "{what}: {err}"
+                );
+                Out {
+                    code: o.status.code().unwrap_or(-1),
+                    stdout: o.stdout,
+                    stderr: err,
+                }
+            }
+        };
+        assert_eq!(out.code, code, "{what}: {out:?}");
+        if code == 2 {
+            assert_eq!(out.stderr.lines().count(), 1, "{what}: {}", out.stderr);
+            assert!(
+                out.stderr.contains(says),
+                "{what}: wanted {says:?} in {}",
+                out.stderr
+            );
+            assert!(out.stdout.is_empty(), "{what}");
+        } else {
+            assert_eq!(out.stdout, want, "{what}: {}", out.stderr);
+        }
+    }
+    // Nothing of the user's was replaced, nothing written under /dev, and
+    // the redirected file's sidecar is the one next to it.
+    for (path, bytes) in sidecars_before {
+        assert_eq!(std::fs::read(&path).unwrap(), bytes, "{}", path.display());
+    }
+    assert!(!Path::new("/dev/stdin.lidx").exists());
+    assert!(side_dir.read_dir().unwrap().next().is_none());
+    let v = lidx(["verify", t]);
+    assert_eq!(v.code, 0, "{v:?}");
+    // --force replaces the foreign and the newer sidecar.
+    for f in [o, n] {
+        assert_eq!(lidx(["index", "-q", "--force", f]).code, 0);
+        assert_eq!(lidx(["verify", f]).code, 0);
+    }
+}
+
 #[test]
 fn stale_and_grown_sources_are_refreshed_with_a_note() {
     let dir = tempfile::tempdir().unwrap();
