@@ -78,8 +78,30 @@ pub struct ScanOptions {
 pub const SCAN_BUFFER: usize = 128 * 1024;
 
 /// Scans `chunk` of `src`; returns the number of selected lines reported.
-/// `buf` is reused across calls.
+/// `buf` is reused across calls. A line is matched whole, so the buffer
+/// grows to hold the longest line of the chunk (as in grep and ripgrep);
+/// once the chunk is done, a buffer grown past [`SCAN_BUFFER_KEPT`] is
+/// given back, so one huge line does not pin its memory for the rest of
+/// the search.
 pub fn scan(
+    src: &dyn ReadAt,
+    chunk: Chunk,
+    matcher: &Matcher,
+    opts: &ScanOptions,
+    buf: &mut Vec<u8>,
+    sink: &mut dyn Sink,
+) -> Result<u64> {
+    let result = scan_chunk(src, chunk, matcher, opts, buf, sink);
+    if buf.len() > SCAN_BUFFER_KEPT {
+        *buf = Vec::new();
+    }
+    result
+}
+
+/// The largest scan buffer kept between chunks.
+pub const SCAN_BUFFER_KEPT: usize = 8 * SCAN_BUFFER;
+
+fn scan_chunk(
     src: &dyn ReadAt,
     chunk: Chunk,
     matcher: &Matcher,
