@@ -18,6 +18,10 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
+/// The most a span's buffer is sized for before decoding (it grows past
+/// that only as text really decodes).
+const SPAN_PREALLOC: usize = 4 << 20;
+
 /// Access points of one gzip source, in increasing uncompressed offset;
 /// the first is at offset 0.
 pub trait AccessPoints: Send + Sync {
@@ -27,6 +31,9 @@ pub trait AccessPoints: Send + Sync {
     fn get(&self, i: usize) -> Result<AccessPoint>;
     /// Uncompressed offset of access point `i`.
     fn offset(&self, i: usize) -> Result<u64>;
+    /// The error for access points whose offsets are not increasing at
+    /// `i` (a damaged or crafted index).
+    fn out_of_order(&self, i: usize) -> Error;
     /// Index of the last access point at or before uncompressed `off`.
     fn find(&self, off: u64) -> Result<usize> {
         let (mut lo, mut hi) = (0, self.count());
@@ -51,6 +58,9 @@ impl AccessPoints for Vec<AccessPoint> {
     }
     fn offset(&self, i: usize) -> Result<u64> {
         Ok(self[i].uncomp)
+    }
+    fn out_of_order(&self, i: usize) -> Error {
+        Error::InvalidArgument(format!("access point {i} is out of order"))
     }
 }
 
@@ -159,8 +169,14 @@ impl<A: AccessPoints> GzText<A> {
         } else {
             self.len
         };
+        if end < ap.uncomp {
+            return Err(self.aps.out_of_order(i + 1));
+        }
         let mut inf = Inflater::resume(&*self.gz, &ap)?;
-        let mut out = Vec::with_capacity((end - ap.uncomp) as usize);
+        // Sized by what the index says, but not beyond a few spans: the
+        // buffer grows with what really decodes, so an index claiming a
+        // huge span costs no more than the archive holds.
+        let mut out = Vec::with_capacity(((end - ap.uncomp) as usize).min(SPAN_PREALLOC));
         inf.data_until(end, &mut |d| out.extend_from_slice(d))?;
         if (out.len() as u64) != end - ap.uncomp {
             return Err(Error::SourceChanged {
@@ -216,6 +232,10 @@ impl<A: AccessPoints> ReadAt for GzText<A> {
         let i = self.aps.find(offset)?;
         let start = self.aps.offset(i)?;
         let span = self.span(i)?;
+        if offset < start || offset - start >= span.len() as u64 {
+            // Only offsets out of order make the search land here.
+            return Err(self.aps.out_of_order(i));
+        }
         let at = (offset - start) as usize;
         let n = buf.len().min(span.len() - at);
         buf[..n].copy_from_slice(&span[at..at + n]);

@@ -58,7 +58,11 @@ impl SidecarAps {
         }
         let at = crate::format::PAGE_HEADER_LEN + k * fmt::AP_RECORD_LEN;
         let r = ApRecord::decode(&page[at..at + fmt::AP_RECORD_LEN]);
-        if r.uncomp > self.sb.gzip.text_len || r.window_len as usize > crate::gzip::inflate::WINDOW
+        // A window of 32 KiB deflates to at most that plus a few block
+        // headers; a longer blob is damage, not something to allocate.
+        if r.uncomp > self.sb.gzip.text_len
+            || r.window_len as usize > crate::gzip::inflate::WINDOW
+            || r.blob_len as usize > crate::gzip::inflate::WINDOW + 1024
         {
             return Err(self.corrupt(id, format!("access point {i} is out of range")));
         }
@@ -110,6 +114,15 @@ impl AccessPoints for SidecarAps {
 
     fn offset(&self, i: usize) -> Result<u64> {
         Ok(self.record(i)?.uncomp)
+    }
+
+    fn out_of_order(&self, i: usize) -> Error {
+        let page =
+            self.sb.gzip.ap_first_page as usize + i / fmt::records_per_page(self.sb.page_size);
+        self.corrupt(
+            page as u32,
+            format!("access point {i} is out of order (its text offset does not increase)"),
+        )
     }
 
     fn get(&self, i: usize) -> Result<AccessPoint> {

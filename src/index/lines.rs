@@ -68,6 +68,9 @@ impl LineBuf {
     }
 }
 
+/// Bytes [`Index::read_lines`] reads at a time.
+const READ_STEP: usize = 4 << 20;
+
 impl Index {
     /// Replaces the contents of `buf` with lines `lines` (clamped to the
     /// line count). Returns the number of lines read.
@@ -77,9 +80,17 @@ impl Index {
         buf.ends.clear();
         buf.first = lines.start.min(self.line_count());
         buf.start_offset = span.start;
-        let len = (span.end - span.start) as usize;
-        buf.bytes.resize(len, 0);
-        self.source().read_exact_at(&mut buf.bytes, span.start)?;
+        // Read in steps, so that the buffer grows with bytes really read
+        // (a damaged or crafted index cannot make it allocate by a claim).
+        let mut at = span.start;
+        while at < span.end {
+            let n = ((span.end - at) as usize).min(READ_STEP);
+            let old = buf.bytes.len();
+            buf.bytes.resize(old + n, 0);
+            self.source().read_exact_at(&mut buf.bytes[old..], at)?;
+            at += n as u64;
+        }
+        let len = buf.bytes.len();
         buf.ends
             .extend(memchr::memchr_iter(b'\n', &buf.bytes).map(|i| i + 1));
         if buf.ends.last().copied().unwrap_or(0) < len {

@@ -1314,3 +1314,123 @@ fn appended_members_extend_to_a_fresh_build() {
         );
     }
 }
+
+/// A change to access-point record `r`, given its predecessor's and
+/// successor's text offsets and the text length.
+type RecordChange = fn(r: &mut ApRecord, prev: u64, next: u64, len: u64);
+
+/// Access-point records crafted to pass the page CRC (what the `sidecar`
+/// fuzz target's CRC fix-up mode found: a record whose span claimed 2^55
+/// bytes made the reader allocate that much): offsets out of order, a
+/// record far past its successor, an absurd blob length. Every query is an
+/// error naming the sidecar or the exact text; nothing panics or allocates
+/// by the claim; `verify` rejects each.
+#[test]
+fn crafted_access_point_records_are_errors() {
+    let text = log_text(21, 60_000, &[]);
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(6));
+    for piece in text.chunks(3000) {
+        e.write_all(piece).unwrap();
+        e.flush().unwrap();
+    }
+    let archive = e.finish().unwrap();
+    let opts = BuildOptions {
+        span: 4096,
+        spacing: 512,
+        page_size: 512,
+        ..BuildOptions::default()
+    };
+    let fresh = lidx::build_to_vec(&MemSource::new(archive.clone()), &opts).unwrap();
+    let sb = Superblock::decode(&fresh[..256]).unwrap();
+    let aps = stored_aps(&fresh);
+    assert!(aps.len() >= 8, "{} access points", aps.len());
+    let per = fmt::records_per_page(sb.page_size);
+    let ps = sb.page_size as usize;
+    let text_len = text.len() as u64;
+    let m = Model::new(text.clone());
+    let mut checked = 0;
+    for i in 1..aps.len() {
+        let prev = aps[i - 1].uncomp;
+        let next = aps.get(i + 1).map_or(text_len, |r| r.uncomp);
+        let variants: [(&str, RecordChange); 5] = [
+            ("offset 0", |r, _, _, _| r.uncomp = 0),
+            ("before its predecessor", |r, prev, _, _| {
+                r.uncomp = prev.saturating_sub(1)
+            }),
+            ("past its successor", |r, _, next, _| r.uncomp = next + 1),
+            ("at the end of the text", |r, _, _, len| r.uncomp = len),
+            ("blob length 4 GiB", |r, _, _, _| r.blob_len = u32::MAX),
+        ];
+        for (what, change) in variants {
+            let mut r = aps[i];
+            change(&mut r, prev, next, text_len);
+            let page = sb.gzip.ap_first_page as usize + i / per;
+            let mut bad = fresh.clone();
+            let at = page * ps + PAGE_HEADER_LEN + (i % per) * fmt::AP_RECORD_LEN;
+            r.encode(&mut bad[at..at + fmt::AP_RECORD_LEN]);
+            let crc = lidx::format::crc32(&bad[page * ps + 4..(page + 1) * ps]);
+            bad[page * ps..page * ps + 4].copy_from_slice(&crc.to_le_bytes());
+            let ctx = format!("record {i}: {what}");
+            let index = Index::from_parts(
+                Box::new(MemSource::new(archive.clone())),
+                Box::new(MemSource::new(bad)),
+                (0, 0),
+                1 << 20,
+            )
+            .unwrap();
+            assert!(index.verify(true).is_err(), "{ctx}: verify accepted it");
+            let mut out = Vec::new();
+            match index.write_lines(0..m.line_count(), false, &mut out) {
+                Ok(_) => assert!(out == text, "{ctx}: wrong text"),
+                Err(e) => assert!(!e.to_string().is_empty(), "{ctx}"),
+            }
+            for off in (0..text_len).step_by(997) {
+                if let Ok(l) = index.line_at(off) {
+                    assert_eq!(l, m.line_at(off).unwrap(), "{ctx}: line_at({off})");
+                }
+            }
+            for l in (0..m.line_count()).step_by(37) {
+                let mut buf = lidx::LineBuf::new();
+                if index.read_lines(l..l + 1, &mut buf).is_ok() {
+                    assert_eq!(buf.bytes(), m.bytes(m.span(l)), "{ctx}: line {l}");
+                }
+            }
+            read_everywhere(&index, &text, &ctx);
+            checked += 1;
+        }
+    }
+    assert!(checked >= 35, "{checked}");
+
+    // The superblock claims a text of 2^55 bytes (CRC recomputed): the
+    // last span would be that long.
+    let mut bad = fresh.clone();
+    bad[224..232].copy_from_slice(&(1u64 << 55).to_le_bytes());
+    let crc = lidx::format::crc32(&bad[..252]);
+    bad[252..256].copy_from_slice(&crc.to_le_bytes());
+    if let Ok(index) = Index::from_parts(
+        Box::new(MemSource::new(archive.clone())),
+        Box::new(MemSource::new(bad)),
+        (0, 0),
+        1 << 20,
+    ) {
+        assert!(
+            index.verify(true).is_err(),
+            "text_len 2^55: verify accepted it"
+        );
+        read_everywhere(&index, &text, "text_len 2^55");
+        let mut buf = [0u8; 64];
+        assert!(index.source().read_at(&mut buf, text_len + 5).is_err());
+    }
+}
+
+/// Reads the text of `index` at offsets all over it, straight from its
+/// source: each read is an error or the true bytes.
+fn read_everywhere(index: &Index, text: &[u8], ctx: &str) {
+    let mut buf = [0u8; 64];
+    for off in (0..text.len() as u64).step_by(211) {
+        if let Ok(n) = index.source().read_at(&mut buf, off) {
+            let at = off as usize;
+            assert_eq!(&buf[..n], &text[at..at + n], "{ctx}: read at {off}");
+        }
+    }
+}
