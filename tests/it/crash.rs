@@ -561,3 +561,73 @@ fn killed_index_runs_leave_the_old_or_a_complete_sidecar() {
     }
     assert!(kills >= 40, "{kills} kills");
 }
+
+/// Several processes building, rebuilding and querying the same file's
+/// sidecar at once (no sidecar at the start, so the queries build too):
+/// each writes its own temp file and renames it into place, so every run
+/// succeeds with the right answer, the sidecar left behind is complete and
+/// fresh, and no temp file survives.
+#[test]
+fn concurrent_writers_and_readers_of_one_sidecar() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut rng = Rng::new(SEED ^ 7);
+    let path = dir.path().join("shared.log");
+    let mut data = Vec::new();
+    let mut lines = 0u64;
+    while data.len() < 16 << 20 {
+        let n = 20 + rng.below(100) as usize;
+        data.extend(std::iter::repeat_n(b'a' + (lines % 26) as u8, n));
+        data.push(b'\n');
+        lines += 1;
+    }
+    std::fs::write(&path, &data).unwrap();
+    let file = path.as_os_str();
+    let spawn = |args: &[&std::ffi::OsStr]| {
+        Command::new(BIN)
+            .args(args)
+            .env("RUST_BACKTRACE", "1")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn lidx")
+    };
+    let mut children = Vec::new();
+    for k in 0..8 {
+        let args: Vec<&std::ffi::OsStr> = match k % 4 {
+            0 => vec![
+                "index".as_ref(),
+                "-q".as_ref(),
+                "--force".as_ref(),
+                "--spacing".as_ref(),
+                "64".as_ref(),
+                file,
+            ],
+            1 => vec!["count".as_ref(), "-q".as_ref(), file],
+            2 => vec!["lines".as_ref(), "-q".as_ref(), file, "1000".as_ref()],
+            _ => vec!["index".as_ref(), "-q".as_ref(), file],
+        };
+        children.push((k, spawn(&args)));
+    }
+    let line_1000: Vec<u8> = data
+        .split_inclusive(|&b| b == b'\n')
+        .nth(999)
+        .unwrap()
+        .to_vec();
+    for (k, child) in children {
+        let o = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(o.status.success(), "run {k}: {:?}: {err}", o.status);
+        assert!(!err.contains("panicked"), "run {k}: {err}");
+        match k % 4 {
+            1 => assert_eq!(o.stdout, format!("{lines}\n").into_bytes(), "run {k}"),
+            2 => assert_eq!(o.stdout, line_1000, "run {k}"),
+            _ => {}
+        }
+    }
+    let sidecar = dir.path().join("shared.log.lidx");
+    let (code, out, err) = lidx(&["verify".as_ref(), "--full".as_ref(), file]);
+    assert_eq!(code, 0, "{}{err}", String::from_utf8_lossy(&out));
+    assert!(temps(&sidecar).is_empty(), "{:?}", temps(&sidecar));
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
+}
