@@ -368,16 +368,26 @@ impl Index {
     }
 
     /// Position of the `n`-th (`n >= 1`) newline at or after `from`.
+    ///
+    /// `from` is a checkpoint, so the newline is usually within about one
+    /// spacing: the first read is one spacing long (at least 1 KiB), and
+    /// each further read twice the last, up to the buffer. (Reading a whole
+    /// buffer at once would decode spans of a gzip source that the answer
+    /// does not need: with a small `--span`, dozens per lookup.)
     fn nth_newline(&self, from: u64, n: u64) -> Result<u64> {
         let mut buf = self.take_buffer();
         let end = self.source_len();
         let mut at = from;
         let mut left = n;
+        let mut step = usize::try_from(self.sb.spacing)
+            .unwrap_or(usize::MAX)
+            .clamp(1024, buf.len().max(1024));
         let result = loop {
             if at >= end {
                 break Err(self.stale_source("fewer newlines than indexed"));
             }
-            let want = buf.len().min((end - at) as usize);
+            let want = step.min(buf.len()).min((end - at) as usize);
+            step = step.saturating_mul(2);
             let got = match self.source.read_full_at(&mut buf[..want], at) {
                 Ok(0) => break Err(self.stale_source("source shorter than indexed")),
                 Ok(g) => g,

@@ -1,6 +1,7 @@
 //! One `Index` shared by 8 threads through a page cache far smaller than
-//! the sidecar: every answer must match the model, and the cache must stay
-//! within its byte budget at all times.
+//! the sidecar: every answer must match the model, the cache must stay
+//! within its byte budget at all times, and the run must end (a watchdog
+//! fails the suite after 300 s rather than let a deadlock hang it).
 
 use crate::oracle::{Model, Rng, checkpoints_of, predecessor, random_text};
 use lidx::{Index, LineBuf, OpenOptions};
@@ -8,8 +9,33 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 fn assert_send_sync<T: Send + Sync>() {}
 
+/// Bounds a test's run time: if the guard is not dropped within `secs`
+/// (a deadlock, a livelock), the whole test process exits with a message
+/// instead of hanging the suite.
+struct Watchdog(std::sync::mpsc::Sender<()>);
+
+fn watchdog(secs: u64, what: &'static str) -> Watchdog {
+    let (tx, rx) = std::sync::mpsc::channel::<()>();
+    std::thread::spawn(move || {
+        if let Err(std::sync::mpsc::RecvTimeoutError::Timeout) =
+            rx.recv_timeout(std::time::Duration::from_secs(secs))
+        {
+            eprintln!("{what}: still running after {secs} s: deadlock?");
+            std::process::exit(101);
+        }
+    });
+    Watchdog(tx)
+}
+
+impl Drop for Watchdog {
+    fn drop(&mut self) {
+        let _ = self.0.send(());
+    }
+}
+
 #[test]
 fn eight_threads_small_cache() {
+    let _guard = watchdog(300, "eight_threads_small_cache");
     assert_send_sync::<Index>();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("shared.txt");
@@ -108,6 +134,7 @@ fn eight_threads_small_cache() {
 /// fought over by 8 threads on a 3-level tree: answers stay exact.
 #[test]
 fn one_page_cache_under_contention() {
+    let _guard = watchdog(300, "one_page_cache_under_contention");
     let mut rng = Rng::new(80);
     let data = random_text(&mut rng, 3000, 8, true);
     let m = Model::new(data.clone());
@@ -148,4 +175,61 @@ fn one_page_cache_under_contention() {
         "{:?}",
         index.cache_stats()
     );
+}
+
+/// The same for a gzip source: 8 threads reading lines all over an archive
+/// of many small spans, through a span cache of a few spans, so decoded
+/// spans are evicted and decoded again all the time. (This test found that
+/// a line lookup read a whole 128 KiB buffer past its checkpoint, which
+/// with 1 KiB spans decoded about a hundred spans per lookup.)
+#[test]
+fn eight_threads_on_a_gzip_source() {
+    use std::io::Write;
+    let _guard = watchdog(300, "eight_threads_on_a_gzip_source");
+    let mut rng = Rng::new(88);
+    let data = random_text(&mut rng, 20_000, 30, true);
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(6));
+    for piece in data.chunks(1500) {
+        e.write_all(piece).unwrap();
+        e.flush().unwrap();
+    }
+    let archive = e.finish().unwrap();
+    let m = Model::new(data);
+    let opts = lidx::BuildOptions {
+        spacing: 256,
+        page_size: 512,
+        span: 1024,
+        ..lidx::BuildOptions::default()
+    };
+    let sidecar = lidx::build_to_vec(&lidx::io::MemSource::new(archive.clone()), &opts).unwrap();
+    let index = Index::from_parts(
+        Box::new(lidx::io::MemSource::new(archive)),
+        Box::new(lidx::io::MemSource::new(sidecar)),
+        (0, 0),
+        16 * 1024,
+    )
+    .unwrap();
+    assert!(
+        index.info().gzip.is_some_and(|g| g.1 > 100),
+        "{:?}",
+        index.info()
+    );
+    let (n, len) = (m.line_count(), m.len());
+    std::thread::scope(|s| {
+        for t in 0..8u64 {
+            let (index, m) = (&index, &m);
+            s.spawn(move || {
+                let mut rng = Rng::new(200 + t);
+                let mut buf = LineBuf::new();
+                for _ in 0..300 {
+                    let a = rng.below(n);
+                    let r = a..a + rng.below(20);
+                    index.read_lines(r.clone(), &mut buf).unwrap();
+                    assert_eq!(buf.bytes(), m.bytes(m.lines_span(&r)), "{r:?}");
+                    let o = rng.below(len);
+                    assert_eq!(index.line_at(o).unwrap(), m.line_at(o).unwrap());
+                }
+            });
+        }
+    });
 }
