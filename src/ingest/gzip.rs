@@ -84,10 +84,34 @@ impl Drop for Spill {
     }
 }
 
-fn compress_window(w: &[u8]) -> Vec<u8> {
-    let mut e = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::best());
-    e.write_all(w).expect("writing to a Vec cannot fail");
-    e.finish().expect("writing to a Vec cannot fail")
+/// Deflates access-point windows (raw deflate, level 9) with one
+/// compressor reset between windows, rather than a new one each time: its
+/// state is a few hundred KiB to allocate and clear, more than the work on
+/// a short window.
+struct WindowCompressor(flate2::Compress);
+
+impl WindowCompressor {
+    fn new() -> WindowCompressor {
+        WindowCompressor(flate2::Compress::new(flate2::Compression::best(), false))
+    }
+
+    fn compress(&mut self, w: &[u8]) -> Vec<u8> {
+        self.0.reset();
+        // Room for a stored encoding (5 bytes per 64 KiB block) and the
+        // end; grown if a level-9 encoding ever needs more.
+        let mut out = Vec::with_capacity(w.len() + 64);
+        loop {
+            let read = self.0.total_in() as usize;
+            let status = self
+                .0
+                .compress_vec(&w[read..], &mut out, flate2::FlushCompress::Finish)
+                .expect("deflating into a Vec cannot fail");
+            if status == flate2::Status::StreamEnd {
+                return out;
+            }
+            out.reserve(out.capacity().max(64));
+        }
+    }
 }
 
 /// Where a build starts: from scratch, or (extension) after the checkpoints
@@ -237,6 +261,7 @@ fn run_tolerant(
     let mut last_byte = None;
     let mut next_progress = 0u64;
     let mut span_crc = crc32fast::Hasher::new();
+    let mut compressor = WindowCompressor::new();
     let mut damage: Option<Error> = None;
     loop {
         let ev = match inf.next_event() {
@@ -294,7 +319,7 @@ fn run_tolerant(
                     let blob = if window.is_empty() {
                         Vec::new()
                     } else {
-                        compress_window(&window)
+                        compressor.compress(&window)
                     };
                     records.push(ApRecord {
                         uncomp,
