@@ -78,10 +78,10 @@ fuzz_target!(|data: &[u8]| {
         got.unwrap();
         assert_eq!(buf.bytes(), want);
     }
-    // Reads straight from the source at every offset (through the access
-    // points for gzip), past the end included.
+    // Reads straight from the source at every third offset (through the
+    // access points for gzip), past the end included.
     let mut small = [0u8; 7];
-    for off in 0..(want.len() as u64 + 2) {
+    for off in (0..(want.len() as u64 + 2)).step_by(3) {
         let got = index.source().read_full_at(&mut small, off);
         if verified {
             let n = got.unwrap();
