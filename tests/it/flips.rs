@@ -15,12 +15,11 @@
 //! over damage.
 
 use crate::oracle::{Model, Rng, random_text};
-use crate::run::{BIN, Out, Rules, checked};
+use crate::run::{Out, Rules};
 use lidx::OpenOptions;
 use std::ffi::{OsStr, OsString};
 use std::io::Write;
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
 
 const PAGE: usize = 512;
 
@@ -29,15 +28,7 @@ const PAGE: usize = 512;
 const WORKERS: usize = 2;
 
 fn lidx(args: &[OsString]) -> Out {
-    let mut cmd = Command::new(BIN);
-    cmd.args(args).stdin(Stdio::null());
-    checked(
-        cmd,
-        Rules {
-            one_line: true,
-            silent_error: false,
-        },
-    )
+    crate::run::lidx_with(args, Rules::STREAMING)
 }
 
 /// One command and what it must print on an intact sidecar.

@@ -27,7 +27,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use crate::run::{BIN, Out, Rules, checked};
+use crate::run::{Out, Rules};
 
 /// The checkpoint spacing every CLI fixture is indexed with: far below the
 /// line lengths of the long lines, so checkpoints and chunk splits abound.
@@ -36,15 +36,7 @@ const SPACING: &str = "64";
 /// Runs `lidx ARGS` (stdin closed) and checks the CLI's rules
 /// ([`crate::run::checked`]).
 fn lidx(args: &[OsString]) -> Out {
-    let mut cmd = Command::new(BIN);
-    cmd.args(args).stdin(Stdio::null());
-    checked(
-        cmd,
-        Rules {
-            one_line: true,
-            silent_error: true,
-        },
-    )
+    crate::run::lidx_with(args, Rules::SILENT_ERROR)
 }
 
 /// Runs `rg ARGS` (no config file).

@@ -23,7 +23,7 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use crate::run::{BIN, Out, Rules, checked};
+use crate::run::{Out, Rules};
 
 /// The access-point span of the in-process cases: a 32nd of the default.
 /// Access points are placed at block boundaries, so how many there are
@@ -715,15 +715,7 @@ fn member_boundaries_on_span_boundaries() {
 /// Runs `lidx ARGS` (stdin closed) and checks the CLI's rules
 /// ([`crate::run::checked`]).
 fn lidx<S: AsRef<OsStr>>(args: impl IntoIterator<Item = S>) -> Out {
-    let mut cmd = Command::new(BIN);
-    cmd.args(args).stdin(Stdio::null());
-    checked(
-        cmd,
-        Rules {
-            one_line: true,
-            silent_error: false,
-        },
-    )
+    crate::run::lidx_with(args, Rules::STREAMING)
 }
 
 fn os(p: &Path) -> OsString {

@@ -35,6 +35,29 @@ pub struct Rules {
     pub silent_error: bool,
 }
 
+impl Rules {
+    /// A command that prints nothing before an error.
+    pub const SILENT_ERROR: Rules = Rules {
+        one_line: true,
+        silent_error: true,
+    };
+    /// A command that may have streamed output before an error.
+    pub const STREAMING: Rules = Rules {
+        one_line: true,
+        silent_error: false,
+    };
+}
+
+/// Runs `lidx ARGS` with stdin closed and checks `rules` ([`checked`]).
+pub fn lidx_with<S: AsRef<std::ffi::OsStr>>(
+    args: impl IntoIterator<Item = S>,
+    rules: Rules,
+) -> Out {
+    let mut cmd = Command::new(BIN);
+    cmd.args(args).stdin(std::process::Stdio::null());
+    checked(cmd, rules)
+}
+
 /// Runs `cmd` with `RUST_BACKTRACE=1` and `LC_ALL=C` and checks `rules`.
 pub fn checked(mut cmd: Command, rules: Rules) -> Out {
     cmd.env("RUST_BACKTRACE", "1").env("LC_ALL", "C");
