@@ -11,6 +11,9 @@ use super::{PAGE_HEADER_LEN, PageHeader, PageKind, seal_page};
 
 /// Bytes per access-point record.
 pub const AP_RECORD_LEN: usize = 40;
+/// The longest compressed window a record may hold: twice the
+/// largest window plus 1 KiB.
+pub const MAX_BLOB_LEN: u32 = 2 * 32768 + 1024;
 /// Flag: the access point is a member's first block.
 pub const AP_MEMBER_START: u16 = 1;
 

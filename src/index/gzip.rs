@@ -58,11 +58,10 @@ impl SidecarAps {
         }
         let at = crate::format::PAGE_HEADER_LEN + k * fmt::AP_RECORD_LEN;
         let r = ApRecord::decode(&page[at..at + fmt::AP_RECORD_LEN]);
-        // A window of 32 KiB deflates to at most that plus a few block
-        // headers; a longer blob is damage, not something to allocate.
+        // a longer blob is damage, not something to allocate.
         if r.uncomp > self.sb.gzip.text_len
             || r.window_len as usize > crate::gzip::inflate::WINDOW
-            || r.blob_len as usize > crate::gzip::inflate::WINDOW + 1024
+            || r.blob_len > fmt::MAX_BLOB_LEN
         {
             return Err(self.corrupt(id, format!("access point {i} is out of range")));
         }

@@ -107,6 +107,8 @@ impl WindowCompressor {
                 .compress_vec(&w[read..], &mut out, flate2::FlushCompress::Finish)
                 .expect("deflating into a Vec cannot fail");
             if status == flate2::Status::StreamEnd {
+                // Level 9 falls back to stored blocks: 32,773 bytes at most.
+                debug_assert!(out.len() <= crate::format::gzip::MAX_BLOB_LEN as usize);
                 return out;
             }
             out.reserve(out.capacity().max(64));
