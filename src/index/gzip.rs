@@ -5,15 +5,26 @@ use crate::format::gzip::{self as fmt, AP_MEMBER_START, ApRecord};
 use crate::format::{PageKind, Superblock, crc32};
 use crate::gzip::{AccessPoint, AccessPoints, GzText};
 use crate::io::ReadAt;
+use parking_lot::Mutex;
+use std::collections::VecDeque;
 use std::io::Read;
 use std::sync::Arc;
 
-/// The access points stored in a sidecar, read with `pread` on demand (a
-/// lookup reads a few pages; it happens once per decoded span).
+/// The access points stored in a sidecar, read with `pread` on demand. Every
+/// read of the text looks up its access point (a binary search over the
+/// records), so the last few checked access-point pages are kept.
 pub struct SidecarAps {
     file: Arc<dyn ReadAt>,
     sb: Superblock,
+    /// Recently read access-point pages, checked.
+    recent: Mutex<VecDeque<CheckedPage>>,
 }
+
+/// An access-point page that passed R-98: (page id, bytes, record count).
+type CheckedPage = (u32, Arc<Vec<u8>>, usize);
+
+/// Access-point pages [`SidecarAps`] keeps (128 KiB with 4 KiB pages).
+const RECENT_AP_PAGES: usize = 32;
 
 impl SidecarAps {
     /// Access points of the sidecar `file` whose superblock is `sb`.
@@ -21,7 +32,24 @@ impl SidecarAps {
         SidecarAps {
             file,
             sb: sb.clone(),
+            recent: Mutex::new(VecDeque::with_capacity(RECENT_AP_PAGES)),
         }
+    }
+
+    /// Access-point page `id`, checked, from the recent pages or
+    /// the file.
+    fn ap_page(&self, id: u32, per: usize) -> Result<(Arc<Vec<u8>>, usize)> {
+        if let Some((_, page, n)) = self.recent.lock().iter().find(|e| e.0 == id) {
+            return Ok((Arc::clone(page), *n));
+        }
+        let (page, n) = self.page(id, PageKind::AccessPoints, per)?;
+        let page = Arc::new(page);
+        let mut recent = self.recent.lock();
+        if recent.len() == RECENT_AP_PAGES {
+            recent.pop_front();
+        }
+        recent.push_back((id, Arc::clone(&page), n));
+        Ok((page, n))
     }
 
     pub(crate) fn corrupt(&self, page: u32, what: impl Into<String>) -> Error {
@@ -51,7 +79,7 @@ impl SidecarAps {
     pub(crate) fn record(&self, i: usize) -> Result<ApRecord> {
         let per = fmt::records_per_page(self.sb.page_size);
         let id = self.sb.gzip.ap_first_page + (i / per) as u32;
-        let (page, n) = self.page(id, PageKind::AccessPoints, per)?;
+        let (page, n) = self.ap_page(id, per)?;
         let k = i % per;
         if k >= n {
             return Err(self.corrupt(id, format!("record {k} missing (page holds {n})")));
