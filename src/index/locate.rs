@@ -19,13 +19,14 @@ use std::path::{Path, PathBuf};
 /// place. Pipes and devices are left to [`crate::io::FileSource::open`],
 /// which refuses them. Any other path is returned as it is.
 pub fn named_source(source: &Path) -> crate::Result<Cow<'_, Path>> {
-    let under_sys = |p: &Path| p.starts_with("/dev") || p.starts_with("/proc");
-    if !under_sys(source) {
+    if !is_descriptor_alias(source) {
         return Ok(Cow::Borrowed(source));
     }
     let regular = std::fs::metadata(source).is_ok_and(|m| m.is_file());
     match std::fs::canonicalize(source) {
-        Ok(real) if !under_sys(&real) => Ok(Cow::Owned(real)),
+        Ok(real) if !is_descriptor_alias(&real) && real.is_absolute() && regular => {
+            Ok(Cow::Owned(real))
+        }
         _ if regular => Err(crate::Error::InvalidArgument(format!(
             "{}: the file behind it has no path (deleted or anonymous); lidx keeps a \
              sidecar next to a named file",
@@ -33,6 +34,18 @@ pub fn named_source(source: &Path) -> crate::Result<Cow<'_, Path>> {
         ))),
         _ => Ok(Cow::Borrowed(source)),
     }
+}
+
+/// True for the paths that name an open file descriptor rather than a
+/// file: `/dev/stdin`, `/dev/fd/N`, `/proc/PID/fd/N` (and `/proc/self/…`).
+/// Other paths under `/dev` (`/dev/shm/x.log`) are files like any other.
+fn is_descriptor_alias(p: &Path) -> bool {
+    p == Path::new("/dev/stdin")
+        || p.starts_with("/dev/fd")
+        || (p.starts_with("/proc")
+            && p.parent()
+                .and_then(|d| d.file_name())
+                .is_some_and(|n| n == "fd"))
 }
 
 /// `FILE.lidx` next to `source`.
@@ -90,6 +103,30 @@ pub fn is_permission_error(e: &crate::Error) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn descriptor_aliases() {
+        for alias in [
+            "/dev/stdin",
+            "/dev/fd/0",
+            "/proc/self/fd/3",
+            "/proc/42/fd/7",
+        ] {
+            assert!(is_descriptor_alias(Path::new(alias)), "{alias}");
+        }
+        for file in [
+            "/dev/shm/app.log",
+            "/dev/null",
+            "/proc/cpuinfo",
+            "/proc/self/fdinfo/3",
+            "/var/log/fd/x",
+            "dev/stdin",
+        ] {
+            assert!(!is_descriptor_alias(Path::new(file)), "{file}");
+            // Not an alias: returned as given, without touching the disk.
+            assert_eq!(named_source(Path::new(file)).unwrap(), Path::new(file));
+        }
+    }
 
     #[test]
     fn default_appends_suffix() {

@@ -720,6 +720,25 @@ fn bad_sources_and_sidecars_table() {
     assert!(side_dir.read_dir().unwrap().next().is_none());
     let v = lidx(["verify", t]);
     assert_eq!(v.code, 0, "{v:?}");
+    // A file under /dev that is not a descriptor alias (tmpfs /dev/shm) is
+    // a file like any other, its sidecar next to it.
+    let shm = Path::new("/dev/shm");
+    if shm.is_dir()
+        && std::fs::write(
+            shm.join(format!("lidx-{}.txt", std::process::id())),
+            b"a\nb\n",
+        )
+        .is_ok()
+    {
+        let f = shm.join(format!("lidx-{}.txt", std::process::id()));
+        let o = lidx(["lines", "-q", f.to_str().unwrap(), "2"]);
+        let side = shm.join(format!("lidx-{}.txt.lidx", std::process::id()));
+        let built = side.exists();
+        let _ = std::fs::remove_file(&f);
+        let _ = std::fs::remove_file(&side);
+        assert_eq!((o.code, o.stdout.as_slice()), (0, &b"b\n"[..]), "{o:?}");
+        assert!(built, "no sidecar next to the /dev/shm file");
+    }
     // --force replaces the foreign and the newer sidecar.
     for f in [o, n] {
         assert_eq!(lidx(["index", "-q", "--force", f]).code, 0);
