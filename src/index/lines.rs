@@ -82,6 +82,9 @@ impl Index {
         buf.start_offset = span.start;
         // Read in steps, so that the buffer grows with bytes really read
         // (a damaged or crafted index cannot make it allocate by a claim).
+        // Reserved once up to a bound (the rest grows as it is read).
+        buf.bytes
+            .reserve_exact(((span.end - span.start) as usize).min(16 * READ_STEP));
         let mut at = span.start;
         while at < span.end {
             let n = ((span.end - at) as usize).min(READ_STEP);

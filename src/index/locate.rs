@@ -14,26 +14,31 @@ use std::path::{Path, PathBuf};
 /// A descriptor alias (`/dev/stdin`, `/dev/fd/N`, `/proc/self/fd/N`) opened
 /// on a regular file stands for that file: `lidx lines /dev/stdin 5 <
 /// app.log` uses `app.log.lidx`, and the sidecar records `app.log`'s name.
-/// An alias of a file without a name (deleted, or anonymous) is refused:
-/// there is nowhere sensible to keep its sidecar, and `/dev` is not the
-/// place. Pipes and devices are left to [`crate::io::FileSource::open`],
+/// An alias of a file that cannot be named (deleted, anonymous, or in a
+/// directory the user cannot search) is an error: there is nowhere
+/// sensible to keep its sidecar, and `/dev` is not the place (callers that
+/// were given an explicit sidecar path use the alias as it is). Pipes and devices are left to [`crate::io::FileSource::open`],
 /// which refuses them. Any other path is returned as it is.
 pub fn named_source(source: &Path) -> crate::Result<Cow<'_, Path>> {
     if !is_descriptor_alias(source) {
         return Ok(Cow::Borrowed(source));
     }
     let regular = std::fs::metadata(source).is_ok_and(|m| m.is_file());
-    match std::fs::canonicalize(source) {
-        Ok(real) if !is_descriptor_alias(&real) && real.is_absolute() && regular => {
-            Ok(Cow::Owned(real))
-        }
-        _ if regular => Err(crate::Error::InvalidArgument(format!(
-            "{}: the file behind it has no path (deleted or anonymous); lidx keeps a \
-             sidecar next to a named file",
-            source.display()
-        ))),
-        _ => Ok(Cow::Borrowed(source)),
+    if !regular {
+        return Ok(Cow::Borrowed(source));
     }
+    let why = match std::fs::canonicalize(source) {
+        Ok(real) if !is_descriptor_alias(&real) && real.is_absolute() => {
+            return Ok(Cow::Owned(real));
+        }
+        Ok(_) => "it has no path of its own".to_string(),
+        Err(e) => e.to_string(),
+    };
+    Err(crate::Error::InvalidArgument(format!(
+        "{}: cannot name the file behind it ({why}: deleted, anonymous or not reachable); \
+         give the sidecar's path with --index",
+        source.display()
+    )))
 }
 
 /// True for the paths that name an open file descriptor rather than a

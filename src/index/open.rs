@@ -125,7 +125,7 @@ impl OpenOptions {
     /// `info` and `verify`): the verdict is in [`Index::verdict`]. Never
     /// builds or writes anything.
     pub fn inspect(&self, source: impl AsRef<Path>) -> Result<Index> {
-        let source = &*locate::named_source(source.as_ref())?;
+        let source = &*self.named_source(source.as_ref())?;
         let (src, info) = open_source(source)?;
         let path = match &self.sidecar {
             Some(p) => p.clone(),
@@ -147,6 +147,15 @@ impl OpenOptions {
         Index::from_parts(Box::new(src), Box::new(side), info.mtime, self.cache_bytes)
     }
 
+    /// `source` resolved by [`locate::named_source`]; with an explicit
+    /// sidecar path, an alias that cannot be resolved is used as it is.
+    fn named_source<'a>(&self, source: &'a Path) -> Result<std::borrow::Cow<'a, Path>> {
+        match locate::named_source(source) {
+            Err(_) if self.sidecar.is_some() => Ok(std::borrow::Cow::Borrowed(source)),
+            other => other,
+        }
+    }
+
     /// Opens `source`'s index.
     pub fn open(&self, source: impl AsRef<Path>) -> Result<Opened> {
         self.open_with_progress(source, &mut |_, _| {})
@@ -159,7 +168,7 @@ impl OpenOptions {
         source: impl AsRef<Path>,
         progress: &mut dyn FnMut(u64, u64),
     ) -> Result<Opened> {
-        let source = &*locate::named_source(source.as_ref())?;
+        let source = &*self.named_source(source.as_ref())?;
         match self.open_inner(source, progress) {
             // A damaged gzip archive: no sidecar can describe it, but the
             // lines before the damage stay readable through an in-memory
