@@ -13,4 +13,5 @@
 mod page_cache;
 pub mod s3fifo;
 
+pub(crate) use page_cache::read_checked;
 pub use page_cache::{CacheStats, Page, PageCache};

@@ -217,19 +217,7 @@ impl PageCache {
     pub fn read_uncached(&self, id: u32) -> Result<Page> {
         self.check_id(id)?;
         let mut words = vec![0u64; self.page_size / 8].into_boxed_slice();
-        let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut words);
-        self.file
-            .read_exact_at(bytes, id as u64 * self.page_size as u64)?;
-        let stored = u32::from_le_bytes(bytes[0..4].try_into().expect("4 bytes"));
-        let computed = format::page_crc(bytes);
-        if stored != computed {
-            return Err(Error::ChecksumMismatch {
-                path: self.file.path().to_path_buf(),
-                page: id as u64,
-                expected: stored,
-                got: computed,
-            });
-        }
+        read_checked(&*self.file, id, bytemuck::cast_slice_mut(&mut words))?;
         NodeView::parse(&words, id)
             .map_err(|what| Error::corrupt(self.file.path(), id as u64, what))?;
         Ok(Page::checked(words))
@@ -284,4 +272,22 @@ impl PageCache {
             budget_bytes: self.budget,
         }
     }
+}
+
+/// Reads page `id` of `file` into `bytes` (one page long) and checks its
+/// CRC before anything else looks at it: the one page read of tree,
+/// access-point and blob pages alike.
+pub(crate) fn read_checked(file: &dyn ReadAt, id: u32, bytes: &mut [u8]) -> Result<()> {
+    file.read_exact_at(bytes, id as u64 * bytes.len() as u64)?;
+    let stored = u32::from_le_bytes(bytes[0..4].try_into().expect("4 bytes"));
+    let computed = format::page_crc(bytes);
+    if stored != computed {
+        return Err(Error::ChecksumMismatch {
+            path: file.path().to_path_buf(),
+            page: id as u64,
+            expected: stored,
+            got: computed,
+        });
+    }
+    Ok(())
 }

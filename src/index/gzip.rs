@@ -2,7 +2,7 @@
 
 use crate::error::{Error, Result};
 use crate::format::gzip::{self as fmt, AP_MEMBER_START, ApRecord};
-use crate::format::{PageKind, Superblock, crc32};
+use crate::format::{PageKind, Superblock};
 use crate::gzip::{AccessPoint, AccessPoints, GzText};
 use crate::io::ReadAt;
 use parking_lot::Mutex;
@@ -38,10 +38,11 @@ impl SidecarAps {
 
     /// Access-point page `id`, checked, from the recent pages or
     /// the file.
-    fn ap_page(&self, id: u32, per: usize) -> Result<(Arc<Vec<u8>>, usize)> {
+    fn ap_page(&self, id: u32) -> Result<(Arc<Vec<u8>>, usize)> {
         if let Some((_, page, n)) = self.recent.lock().iter().find(|e| e.0 == id) {
             return Ok((Arc::clone(page), *n));
         }
+        let per = fmt::records_per_page(self.sb.page_size);
         let (page, n) = self.page(id, PageKind::AccessPoints, per)?;
         let page = Arc::new(page);
         let mut recent = self.recent.lock();
@@ -58,29 +59,22 @@ impl SidecarAps {
 
     /// Reads page `id`, checks its CRC and header; returns it and its count.
     fn page(&self, id: u32, kind: PageKind, max: usize) -> Result<(Vec<u8>, usize)> {
-        let p = self.sb.page_size as usize;
-        let mut buf = vec![0u8; p];
-        self.file.read_exact_at(&mut buf, id as u64 * p as u64)?;
-        let stored = u32::from_le_bytes(buf[0..4].try_into().expect("4 bytes"));
-        let got = crc32(&buf[4..]);
-        if stored != got {
-            return Err(Error::ChecksumMismatch {
-                path: self.file.path().to_path_buf(),
-                page: id as u64,
-                expected: stored,
-                got,
-            });
-        }
+        let mut buf = vec![0u8; self.sb.page_size as usize];
+        crate::cache::read_checked(&*self.file, id, &mut buf)?;
         let n = fmt::check_page(&buf, kind, id, max).map_err(|w| self.corrupt(id, w))?;
         Ok((buf, n))
     }
 
     /// Access-point record `i`, as stored.
+    /// The access-point page holding record `i`.
+    fn page_of(&self, i: usize) -> u32 {
+        self.sb.gzip.ap_first_page + (i / fmt::records_per_page(self.sb.page_size)) as u32
+    }
+
     pub(crate) fn record(&self, i: usize) -> Result<ApRecord> {
-        let per = fmt::records_per_page(self.sb.page_size);
-        let id = self.sb.gzip.ap_first_page + (i / per) as u32;
-        let (page, n) = self.ap_page(id, per)?;
-        let k = i % per;
+        let id = self.page_of(i);
+        let (page, n) = self.ap_page(id)?;
+        let k = i % fmt::records_per_page(self.sb.page_size);
         if k >= n {
             return Err(self.corrupt(id, format!("record {k} missing (page holds {n})")));
         }
@@ -144,18 +138,15 @@ impl AccessPoints for SidecarAps {
     }
 
     fn out_of_order(&self, i: usize) -> Error {
-        let page =
-            self.sb.gzip.ap_first_page as usize + i / fmt::records_per_page(self.sb.page_size);
         self.corrupt(
-            page as u32,
+            self.page_of(i),
             format!("access point {i} is out of order (its text offset does not increase)"),
         )
     }
 
     fn get(&self, i: usize) -> Result<AccessPoint> {
         let r = self.record(i)?;
-        let page =
-            self.sb.gzip.ap_first_page + (i / fmt::records_per_page(self.sb.page_size)) as u32;
+        let page = self.page_of(i);
         let mut window = Vec::with_capacity(r.window_len as usize);
         if r.blob_len > 0 {
             let blob = self.blob(r.blob_offset, r.blob_len as usize)?;

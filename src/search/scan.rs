@@ -185,6 +185,16 @@ fn content(line: &[u8]) -> &[u8] {
     line.strip_suffix(b"\n").unwrap_or(line)
 }
 
+/// Reports one line to `sink`; false when the sink wants no more.
+fn emit(sink: &mut dyn Sink, kind: Kind, number: u64, offset: u64, bytes: &[u8]) -> Result<bool> {
+    sink.line(&Line {
+        kind,
+        number,
+        offset,
+        bytes,
+    })
+}
+
 impl State<'_> {
     fn max_reached(&self) -> bool {
         self.opts.max_count.is_some_and(|m| self.selected >= m)
@@ -213,13 +223,9 @@ impl State<'_> {
                 self.line_no += memchr::memchr_iter(b'\n', &region[counted..ls]).count() as u64;
                 counted = ls;
                 self.selected += 1;
-                let l = Line {
-                    kind: Kind::Match,
-                    number: self.line_no,
-                    offset: base + ls as u64,
-                    bytes: line,
-                };
-                if !sink.line(&l)? || self.max_reached() {
+                if !emit(sink, Kind::Match, self.line_no, base + ls as u64, line)?
+                    || self.max_reached()
+                {
                     return Ok(false);
                 }
             }
@@ -247,13 +253,7 @@ impl State<'_> {
                     return Ok(false);
                 }
                 self.after_left -= 1;
-                let l = Line {
-                    kind: Kind::Context,
-                    number,
-                    offset,
-                    bytes: line,
-                };
-                if !sink.line(&l)? || self.after_left == 0 {
+                if !emit(sink, Kind::Context, number, offset, line)? || self.after_left == 0 {
                     return Ok(false);
                 }
                 continue;
@@ -261,25 +261,13 @@ impl State<'_> {
             let selected = self.matcher.is_match(content(line)) != self.opts.invert;
             if selected {
                 while let Some((n, o, bytes)) = self.ring.pop_front() {
-                    let l = Line {
-                        kind: Kind::Context,
-                        number: n,
-                        offset: o,
-                        bytes: &bytes,
-                    };
-                    if !sink.line(&l)? {
+                    if !emit(sink, Kind::Context, n, o, &bytes)? {
                         return Ok(false);
                     }
                 }
                 self.selected += 1;
                 self.last_reported = Some(number);
-                let l = Line {
-                    kind: Kind::Match,
-                    number,
-                    offset,
-                    bytes: line,
-                };
-                if !sink.line(&l)? {
+                if !emit(sink, Kind::Match, number, offset, line)? {
                     return Ok(false);
                 }
                 self.after_left = self.opts.after;
@@ -289,13 +277,7 @@ impl State<'_> {
             } else if self.after_left > 0 {
                 self.after_left -= 1;
                 self.last_reported = Some(number);
-                let l = Line {
-                    kind: Kind::Context,
-                    number,
-                    offset,
-                    bytes: line,
-                };
-                if !sink.line(&l)? {
+                if !emit(sink, Kind::Context, number, offset, line)? {
                     return Ok(false);
                 }
                 if self.max_reached() && self.after_left == 0 {
