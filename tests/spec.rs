@@ -816,12 +816,6 @@ fn eytzinger<T: Copy + Default>(sorted: &[T]) -> Vec<T> {
 /// Checks a body table against a page encoded by the code.
 fn check_body(title: &str, level: u8, n: usize, page_size: usize) {
     let t = table(&spec(), title);
-    let (o, s, ty, f) = (
-        t.col("Offset"),
-        t.col("Size"),
-        t.col("Type"),
-        t.col("Field"),
-    );
     let lines: Vec<u64> = (0..n as u64).map(|i| 1000 + 3 * i).collect();
     let offsets: Vec<u64> = (0..n as u64).map(|i| 70_000 + 11 * i).collect();
     let children: Vec<u32> = if level == 0 {
@@ -840,12 +834,32 @@ fn check_body(title: &str, level: u8, n: usize, page_size: usize) {
     if level > 0 {
         want.insert("children", le32(&children));
     }
-    let (ni, pi) = (n as i64, page_size as i64);
+    check_body_rows(title, &t, &page, n, want);
+}
+
+/// Walks the rows of a page-body table (after the 16-byte header) for `n`
+/// entries: no gap or overlap, sizes that agree with the types, zero
+/// padding, the body reaching the end of `page`, and every other row a
+/// field of `want` holding exactly those bytes (each once, none missing).
+fn check_body_rows(
+    title: &str,
+    t: &Table,
+    page: &[u8],
+    n: usize,
+    mut want: BTreeMap<&str, Vec<u8>>,
+) {
+    let (o, s, ty, f) = (
+        t.col("Offset"),
+        t.col("Size"),
+        t.col("Type"),
+        t.col("Field"),
+    );
+    let (ni, pi) = (n as i64, page.len() as i64);
     let mut at = format::PAGE_HEADER_LEN as i64;
     for r in &t.rows {
         let off = eval(&r[o], ni, pi);
         let size = eval(&r[s], ni, pi);
-        assert_eq!(off, at, "{title} row {r:?} (n={n}, P={page_size}): gap");
+        assert_eq!(off, at, "{title} row {r:?} (n={n}, P={pi}): gap");
         assert!(size >= 0, "{title} row {r:?}: negative size at n={n}");
         if let Some(ts) = type_size(&r[ty], ni) {
             assert_eq!(ts, size, "{title} row {r:?}: type and size disagree");
@@ -2019,37 +2033,13 @@ fn check_gzip_page(
     );
     assert_eq!(h.crc, format::page_crc(page), "{title}: R-21");
     assert!(page[12..16].iter().all(|&b| b == 0), "{title}: reserved");
-    let t = table(s, title);
-    let (o, sz, ty, f) = (
-        t.col("Offset"),
-        t.col("Size"),
-        t.col("Type"),
-        t.col("Field"),
+    check_body_rows(
+        title,
+        &table(s, title),
+        page,
+        n,
+        BTreeMap::from([(name, body)]),
     );
-    let (ni, pi) = (n as i64, page.len() as i64);
-    let mut at = format::PAGE_HEADER_LEN as i64;
-    let mut seen = false;
-    for r in &t.rows {
-        let off = eval(&r[o], ni, pi);
-        let size = eval(&r[sz], ni, pi);
-        assert_eq!(off, at, "{title} row {r:?} (n={n}, P={pi}): gap");
-        assert!(size >= 0, "{title} row {r:?}: negative size at n={n}");
-        if let Some(ts) = type_size(&r[ty], ni) {
-            assert_eq!(ts, size, "{title} row {r:?}: type and size disagree");
-        }
-        at = off + size;
-        let got = &page[off as usize..(off + size) as usize];
-        match strip_ticks(&r[f]) {
-            "padding" => assert!(got.iter().all(|&b| b == 0), "{title}: padding"),
-            field => {
-                assert_eq!(field, name, "{title}: unknown field");
-                assert_eq!(got, &body[..], "{title}: {field} at n={n}");
-                seen = true;
-            }
-        }
-    }
-    assert_eq!(at, pi, "{title} must reach the end of the page");
-    assert!(seen, "{title} lacks {name}");
 }
 
 /// The access points of a sidecar, read by the layout of R-94 alone, and

@@ -42,12 +42,7 @@ fn os(p: &Path) -> OsString {
 
 /// True when `tool --version` runs (GNU sed and grep both answer it).
 fn have(tool: &str) -> bool {
-    let ok = Command::new(tool)
-        .arg("--version")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
+    let ok = crate::run::tool_runs(tool);
     if !ok {
         eprintln!("note: {tool} not on PATH; comparing with the model only");
     }

@@ -57,12 +57,7 @@ fn rg(args: &[OsString]) -> Out {
 /// True when `rg` runs; otherwise says `SKIPPED` where it is seen even when
 /// the harness captures test output.
 fn have_rg(test: &str) -> bool {
-    let ok = Command::new("rg")
-        .arg("--version")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
+    let ok = crate::run::tool_runs("rg");
     if !ok {
         let _ = writeln!(
             std::io::stderr(),

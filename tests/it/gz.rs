@@ -134,12 +134,7 @@ fn flate(data: &[u8], level: u32) -> Vec<u8> {
 
 /// True when `tool --version` runs; otherwise says SKIPPED.
 fn have(tool: &str) -> bool {
-    let ok = Command::new(tool)
-        .arg("--version")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
+    let ok = crate::run::tool_runs(tool);
     if !ok {
         say(&format!("SKIPPED: {tool} not found"));
     }

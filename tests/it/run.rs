@@ -48,6 +48,17 @@ impl Rules {
     };
 }
 
+/// True when `tool --version` runs (sed, grep, rg, gzip, pigz, gztool all
+/// answer it); callers say what they skip when it does not.
+pub fn tool_runs(tool: &str) -> bool {
+    Command::new(tool)
+        .arg("--version")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
 /// Runs `lidx ARGS` with stdin closed and checks `rules` ([`checked`]).
 pub fn lidx_with<S: AsRef<std::ffi::OsStr>>(
     args: impl IntoIterator<Item = S>,
