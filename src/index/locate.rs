@@ -4,6 +4,9 @@
 //! not writable, `$XDG_CACHE_HOME/lidx/` (or `~/.cache/lidx/`) under a name
 //! derived from the source's absolute path: a 64-bit FNV-1a hash of the path
 //! in hex, a dash, and the basename (cut to 100 bytes), plus `.lidx`.
+//!
+//! Which file that is: a descriptor alias such as `/dev/stdin` stands for
+//! the file it has open ([`named_source`]).
 
 use std::borrow::Cow;
 use std::ffi::OsString;
