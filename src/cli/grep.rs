@@ -100,6 +100,10 @@ pub struct GrepArgs {
     /// Worker threads (default: the number of cores).
     #[arg(short = 'j', long, value_name = "N")]
     threads: Option<usize>,
+    /// Bytes of source per parallel work unit (for tests: 1 splits at every
+    /// checkpoint).
+    #[arg(long, value_name = "BYTES", default_value_t = CHUNK_BYTES, hide = true)]
+    chunk_bytes: u64,
     #[command(flatten)]
     opts: QueryOpts,
 }
@@ -278,7 +282,7 @@ pub fn run(a: GrepArgs) -> lidx::Result<Status> {
     } else {
         let mut pieces = Vec::new();
         for c in &chunks {
-            pieces.extend(index.split_chunk(*c, CHUNK_BYTES)?);
+            pieces.extend(index.split_chunk(*c, a.chunk_bytes)?);
         }
         parallel::run(
             index.source(),
