@@ -5,7 +5,6 @@
 
 mod count;
 mod grep;
-mod grep_printer;
 mod index;
 mod info;
 mod line_at;
@@ -42,7 +41,7 @@ enum Command {
     Info(info::InfoArgs),
     /// Search lines matching a regex, restricted to line or byte ranges,
     /// in parallel, with exact line numbers (ripgrep-compatible output).
-    Grep(grep::GrepArgs),
+    Grep(Box<grep::GrepArgs>),
     /// Check every page CRC, the tree and the fingerprint (--full: re-scan
     /// the source and compare every checkpoint).
     Verify(verify::VerifyArgs),
@@ -117,7 +116,7 @@ pub fn run() -> Status {
         Command::LineAt(a) => line_at::run(a),
         Command::Info(a) => info::run(a),
         Command::Verify(a) => verify::run(a),
-        Command::Grep(a) => grep::run(a),
+        Command::Grep(a) => grep::run(*a),
     };
     match result {
         Ok(status) => {

@@ -1,12 +1,20 @@
-//! The pattern, compiled once with ripgrep's semantics (regex crate, bytes
-//! mode, Unicode on): several patterns are alternatives, `-F` escapes
-//! them, `-i` is Unicode simple case folding, `-x` is `^(?:…)$`, `-w` is
-//! `(?:^|\W)(…)(?:$|\W)` with the inner group as the match (as ripgrep 13
-//! does), and `^`/`$` match at line boundaries (`$` before `\r\n` too with
-//! `crlf`).
+//! The pattern, compiled once with ripgrep's own matcher (`grep-regex`,
+//! configured as `rg` configures it for a line-oriented search): several
+//! patterns are alternatives, `-F` makes them literals, `-i`/`-S` fold case
+//! (Unicode simple case folding), `-x` anchors whole lines, `-w` requires
+//! word boundaries on both sides (ripgrep ≥ 14's half boundaries), `^`/`$`
+//! match at line boundaries, and with `crlf` a `\r` before `\n` is part of
+//! the line terminator. A pattern that could match a line terminator (`\n`,
+//! or `\r` under `crlf`) is refused, as ripgrep refuses it without `-U`.
+//!
+//! Matching is per line: a line is selected when the pattern matches the
+//! line without its terminator, and the matches inside a line are found in
+//! that line alone (the iteration rule of `grep-matcher`: an empty match
+//! right after a match is skipped).
 
 use crate::error::{Error, Result};
-use regex::bytes::{Regex, RegexBuilder};
+use grep_matcher::{Captures, LineMatchKind, Matcher as _};
+use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 
 /// How to interpret and apply the patterns.
 #[derive(Debug, Clone, Default)]
@@ -15,21 +23,23 @@ pub struct MatcherOptions {
     pub fixed_strings: bool,
     /// Case-insensitive (`-i`), Unicode simple case folding.
     pub case_insensitive: bool,
+    /// Case-insensitive unless a pattern has an uppercase letter (`-S`).
+    pub smart_case: bool,
     /// Only whole words (`-w`).
     pub word: bool,
     /// Only whole lines (`-x`).
     pub line: bool,
-    /// `$` also matches before `\r\n` (`--crlf`).
+    /// Lines end in `\r\n` or `\n` (`--crlf`): `$` matches before `\r\n`.
     pub crlf: bool,
+    /// ASCII-only classes and case folding (`--no-unicode`).
+    pub no_unicode: bool,
 }
 
-/// A compiled matcher. Cheap to share between threads (`Regex` is `Sync`).
+/// A compiled matcher. Cheap to share between threads.
 #[derive(Debug, Clone)]
 pub struct Matcher {
-    regex: Regex,
-    /// True when the regex wraps the pattern as `(?:^|\W)(PAT)(?:$|\W)` and
-    /// the match proper is capture group 1.
-    word: bool,
+    regex: RegexMatcher,
+    crlf: bool,
 }
 
 impl Matcher {
@@ -38,98 +48,117 @@ impl Matcher {
         if patterns.is_empty() {
             return Err(Error::InvalidArgument("no pattern given".into()));
         }
-        let alts: Vec<String> = patterns
-            .iter()
-            .map(|p| {
-                if opts.fixed_strings {
-                    regex::escape(p)
-                } else {
-                    p.clone()
-                }
-            })
-            .collect();
-        let mut expr = if alts.len() == 1 {
-            alts[0].clone()
-        } else {
-            alts.iter()
-                .map(|a| format!("(?:{a})"))
-                .collect::<Vec<_>>()
-                .join("|")
-        };
-        if opts.line {
-            expr = format!("^(?:{expr})$");
-        } else if opts.word {
-            expr = format!(r"(?:^|\W)({expr})(?:$|\W)");
-        }
-        let regex = RegexBuilder::new(&expr)
+        let mut b = RegexMatcherBuilder::new();
+        b.multi_line(true)
+            .unicode(!opts.no_unicode)
+            .octal(false)
+            .fixed_strings(opts.fixed_strings)
             .case_insensitive(opts.case_insensitive)
-            .multi_line(true)
-            .crlf(opts.crlf)
-            .unicode(true)
+            .case_smart(opts.smart_case && !opts.case_insensitive)
+            .whole_line(opts.line)
+            .word(opts.word)
+            .line_terminator(Some(b'\n'))
+            .dot_matches_new_line(false)
             .size_limit(100 << 20)
-            .dfa_size_limit(1000 << 20)
-            .build()
-            .map_err(|e| {
-                let msg = e.to_string();
-                let one_line = msg
-                    .lines()
-                    .filter(|l| !l.trim().is_empty())
-                    .collect::<Vec<_>>()
-                    .join(" ");
-                Error::InvalidArgument(format!("invalid regex: {one_line}"))
-            })?;
+            .dfa_size_limit(1000 << 20);
+        if opts.crlf {
+            b.crlf(true);
+        }
+        let regex = b.build_many(patterns).map_err(|e| {
+            let msg = e.to_string();
+            let one_line = msg
+                .lines()
+                .map(str::trim_end)
+                .filter(|l| !l.trim().is_empty())
+                .collect::<Vec<_>>()
+                .join(" ");
+            let hint = if one_line.contains("is not allowed in a regex") {
+                " (lidx searches line by line: a match cannot span lines)"
+            } else {
+                ""
+            };
+            Error::InvalidArgument(format!("invalid pattern: {one_line}{hint}"))
+        })?;
         Ok(Matcher {
             regex,
-            word: opts.word && !opts.line,
+            crlf: opts.crlf,
         })
     }
 
-    /// The leftmost match in `hay` starting at or after `at`, as a span of
-    /// the whole regex (for `-w`, including the surrounding non-word bytes):
-    /// a candidate position for the scanner.
-    #[inline]
-    pub fn find_candidate(&self, hay: &[u8], at: usize) -> Option<(usize, usize)> {
-        self.regex.find_at(hay, at).map(|m| (m.start(), m.end()))
+    /// True when lines end in `\r\n` (`--crlf`): output lines that lidx
+    /// terminates itself end in `\r\n` too, as in ripgrep.
+    pub fn crlf(&self) -> bool {
+        self.crlf
     }
 
-    /// True when `line` (without its `\n`) matches.
-    #[inline]
-    pub fn is_match(&self, line: &[u8]) -> bool {
-        self.regex.is_match(line)
+    /// The line terminator written after output lines that lack one.
+    pub fn line_terminator(&self) -> &'static [u8] {
+        if self.crlf { b"\r\n" } else { b"\n" }
     }
 
-    /// Calls `f(start, end)` for each match in `line` (without its `\n`),
-    /// left to right, with the regex crate's iteration rule (ripgrep's `-o`
-    /// output): after a match ending at `e`, an empty match at `e` is
-    /// skipped. With `-w` the match is the word itself (group 1), and the
-    /// next search starts at its end, so adjacent words both match.
-    pub fn for_each_match(&self, line: &[u8], mut f: impl FnMut(usize, usize) -> bool) {
-        let mut at = 0;
-        let mut last_end = None;
-        while at <= line.len() {
-            let span = if self.word {
-                match self.regex.captures_at(line, at) {
-                    Some(c) => {
-                        let g = c.get(1).expect("group 1 always takes part");
-                        (g.start(), g.end())
-                    }
-                    None => return,
-                }
-            } else {
-                match self.regex.find_at(line, at) {
-                    Some(m) => (m.start(), m.end()),
-                    None => return,
-                }
-            };
-            if span.0 == span.1 && last_end == Some(span.0) {
-                at = span.0 + 1;
-                continue;
-            }
-            if !f(span.0, span.1) {
-                return;
-            }
-            last_end = Some(span.1);
-            at = if span.1 > span.0 { span.1 } else { span.1 + 1 };
+    /// True when `line` (as read, terminator included) is selected by the
+    /// pattern: the pattern matches the line without its terminator.
+    #[inline]
+    pub fn is_line_match(&self, line: &[u8]) -> bool {
+        let term = self.line_terminator();
+        let body = line.strip_suffix(term).unwrap_or(line);
+        self.regex.is_match(body).unwrap_or(false)
+    }
+
+    /// The part of `line` that matches are searched in: the line without
+    /// `\n` (and without `\r\n` under `crlf`).
+    #[inline]
+    pub fn content<'a>(&self, line: &'a [u8]) -> &'a [u8] {
+        match line.strip_suffix(b"\n") {
+            Some(b) if self.crlf => b.strip_suffix(b"\r").unwrap_or(b),
+            Some(b) => b,
+            None => line,
         }
+    }
+
+    /// In `hay` (whole lines), the start of the first line that may match
+    /// at or after `at`, or of a line that surely matches: a fast way to
+    /// skip lines without matches. `Some((pos, confirmed))`: the line
+    /// holding byte `pos` surely matches when `confirmed`, and otherwise
+    /// must be checked with [`Matcher::is_line_match`].
+    #[inline]
+    pub(crate) fn find_candidate(&self, hay: &[u8], at: usize) -> Option<(usize, bool)> {
+        match self.regex.find_candidate_line(&hay[at..]) {
+            Ok(Some(LineMatchKind::Confirmed(i))) => Some((at + i, true)),
+            Ok(Some(LineMatchKind::Candidate(i))) => Some((at + i, false)),
+            _ => None,
+        }
+    }
+
+    /// Calls `f(start, end)` for each match in `content` (a line without
+    /// its terminator, see [`Matcher::content`]), left to right, with
+    /// ripgrep's iteration rule: after a match ending at `e`, an empty
+    /// match at `e` is skipped. Stops when `f` returns false.
+    pub fn for_each_match(&self, content: &[u8], mut f: impl FnMut(usize, usize) -> bool) {
+        let _ = self.regex.find_iter(content, |m| f(m.start(), m.end()));
+    }
+
+    /// Replaces every match in `content` with `replacement`, in which `$N`,
+    /// `${N}` and `$name` stand for capture groups and `$$` for `$` (as
+    /// `rg -r`). Appends the result to `dst` and, for each match, the span
+    /// its replacement occupies in `dst` to `spans`.
+    pub fn replace(
+        &self,
+        content: &[u8],
+        replacement: &[u8],
+        dst: &mut Vec<u8>,
+        spans: &mut Vec<(usize, usize)>,
+    ) {
+        let Ok(mut caps) = self.regex.new_captures() else {
+            dst.extend_from_slice(content);
+            return;
+        };
+        let regex = &self.regex;
+        let _ = regex.replace_with_captures(content, &mut caps, dst, |caps, dst| {
+            let start = dst.len();
+            caps.interpolate(|name| regex.capture_index(name), content, replacement, dst);
+            spans.push((start, dst.len()));
+            true
+        });
     }
 }

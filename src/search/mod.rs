@@ -12,7 +12,7 @@ pub mod parallel;
 pub mod scan;
 
 pub use matcher::{Matcher, MatcherOptions};
-pub use scan::{Chunk, Kind, Line, ScanOptions, Sink};
+pub use scan::{Chunk, Kind, Line, ScanOptions, Search, Sink};
 
 use crate::Index;
 use crate::error::Result;

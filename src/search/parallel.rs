@@ -19,7 +19,8 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 /// A sink that renders one chunk's lines into bytes.
 pub trait Render: Sink {
     /// The rendered bytes, the end (in those bytes) of each selected line's
-    /// record (for cutting at `max_count`), and the selected count.
+    /// record (for cutting at `max_count`), the selected count and the
+    /// matches counted (`searched` is filled in by [`run`]).
     fn finish(self) -> ChunkOutput;
 }
 
@@ -32,6 +33,22 @@ pub struct ChunkOutput {
     pub ends: Vec<usize>,
     /// Selected lines in the chunk.
     pub selected: u64,
+    /// Matches the renderer counted in them (0 if it does not count).
+    pub matches: u64,
+    /// Bytes searched, as [`scan::Search::bytes_searched`] counts them.
+    pub searched: u64,
+}
+
+/// What [`run`] wrote, in total.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Totals {
+    /// Selected lines written.
+    pub selected: u64,
+    /// Matches counted in them (see [`ChunkOutput::matches`]; not cut at
+    /// `max_count`).
+    pub matches: u64,
+    /// Bytes searched in the chunks written.
+    pub searched: u64,
 }
 
 struct Shared {
@@ -40,8 +57,8 @@ struct Shared {
 }
 
 /// Scans `chunks` with `threads` workers; `make()` builds a renderer per
-/// chunk; `write` receives the rendered bytes in chunk order. Returns the
-/// selected lines written.
+/// chunk; `write` receives the rendered bytes in chunk order. Returns what
+/// was written.
 pub fn run<R, F>(
     src: &dyn ReadAt,
     chunks: &[Chunk],
@@ -50,17 +67,19 @@ pub fn run<R, F>(
     opts: &ScanOptions,
     make: F,
     write: &mut dyn FnMut(&[u8]) -> Result<()>,
-) -> Result<u64>
+) -> Result<Totals>
 where
     R: Render,
     F: Fn() -> R + Sync,
 {
     let limit = opts.max_count;
-    let mut total = 0u64;
+    let mut total = Totals::default();
     // Writes one chunk's output; returns false once max_count is reached.
-    let mut emit = |out: ChunkOutput, total: &mut u64| -> Result<bool> {
+    let mut emit = |out: ChunkOutput, total: &mut Totals| -> Result<bool> {
+        total.matches += out.matches;
+        total.searched += out.searched;
         if let Some(m) = limit {
-            let left = m - *total;
+            let left = m - total.selected;
             if out.selected >= left {
                 let cut = if left == 0 {
                     0
@@ -68,21 +87,27 @@ where
                     out.ends[left as usize - 1]
                 };
                 write(&out.bytes[..cut])?;
-                *total += left;
+                total.selected += left;
                 return Ok(false);
             }
         }
         write(&out.bytes)?;
-        *total += out.selected;
+        total.selected += out.selected;
         Ok(true)
+    };
+    let one = |c: Chunk, buf: &mut Vec<u8>| -> Result<ChunkOutput> {
+        let mut r = make();
+        let mut s = scan::Search::new(matcher, *opts);
+        s.scan(src, c, buf, &mut r)?;
+        let mut out = r.finish();
+        out.searched = s.bytes_searched();
+        Ok(out)
     };
 
     if threads <= 1 || chunks.len() <= 1 {
         let mut buf = Vec::new();
         for &c in chunks {
-            let mut r = make();
-            scan::scan(src, c, matcher, opts, &mut buf, &mut r)?;
-            if !emit(r.finish(), &mut total)? {
+            if !emit(one(c, &mut buf)?, &mut total)? {
                 break;
             }
         }
@@ -116,9 +141,7 @@ where
                     if stop.load(Ordering::Relaxed) {
                         return;
                     }
-                    let mut r = make();
-                    let res = scan::scan(src, chunks[i], matcher, opts, &mut buf, &mut r)
-                        .map(|_| r.finish());
+                    let res = one(chunks[i], &mut buf);
                     shared.lock().done.insert(i, res);
                     cond.notify_all();
                 }

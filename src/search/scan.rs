@@ -1,18 +1,31 @@
-//! Scanning one byte range of the source for matching lines.
+//! Scanning byte ranges of the source for selected lines, with ripgrep's
+//! searcher semantics (selection, `-v`, context, `-m`, `--passthru`).
 //!
-//! The range starts at a line start whose line number is known (from the
+//! A range starts at a line start whose line number is known (from the
 //! index), so line numbers stay exact without counting from the start of the
 //! file. Reads are sequential `pread`s into one reused buffer; a line that
 //! crosses a buffer boundary is carried to the front of the buffer (the
 //! buffer grows only for a line longer than itself).
 //!
-//! Fast path (no `-v`, no context): the regex runs over whole buffers; at a
-//! match the line's bounds are found with `memchr`, the line is reported,
-//! and the search resumes at the next line — lines without a match are
-//! never looked at one by one. A match that crosses a line end (a class such
-//! as `\s` can match `\n`) is re-checked on its line alone, so a line
-//! matches exactly when the regex matches within it. With `-v` or context
-//! the scan goes line by line.
+//! One [`Search`] carries its state (selected count, pending context) from
+//! range to range, so a search over several ranges behaves as one search
+//! (used for context, which crosses ranges); a parallel search gives every
+//! range a fresh `Search`.
+//!
+//! Where nothing needs lines one by one (no `-v`, no pending context, no
+//! `--passthru`), the matcher runs over whole buffers and lines without a
+//! match are never looked at one by one.
+//!
+//! The rules, as ripgrep's searcher applies them:
+//! - a line is selected when the pattern matches it (without its
+//!   terminator), or with `invert` when it does not;
+//! - `before` context: the unreported lines just before a selected line;
+//!   `after` context: the lines after a selected line, until the next one;
+//! - `max_count`: after that many selected lines, only the after context of
+//!   the last one is reported, and a line in it that would be selected is
+//!   reported as selected (it does not extend the context or count);
+//! - `passthru`: every line is reported, unselected ones as context; with
+//!   `max_count`, lines past the limit are context (with `invert`: selected).
 
 use super::matcher::Matcher;
 use crate::error::Result;
@@ -37,7 +50,8 @@ pub struct Chunk {
 pub enum Kind {
     /// A selected line (a match, or with `invert` a non-matching line).
     Match,
-    /// A context line around a selected one.
+    /// A context line around a selected one (or, with `passthru`, any
+    /// line not selected).
     Context,
 }
 
@@ -72,17 +86,19 @@ pub struct ScanOptions {
     pub after: u64,
     /// Stop after this many selected lines (`-m`).
     pub max_count: Option<u64>,
+    /// Report every line, unselected ones as context (`--passthru`).
+    pub passthru: bool,
 }
 
 /// Initial read buffer size (the buffer grows for longer lines).
 pub const SCAN_BUFFER: usize = 128 * 1024;
 
-/// Scans `chunk` of `src`; returns the number of selected lines reported.
-/// `buf` is reused across calls. A line is matched whole, so the buffer
-/// grows to hold the longest line of the chunk (as in grep and ripgrep);
-/// once the chunk is done, a buffer grown past [`SCAN_BUFFER_KEPT`] is
-/// given back, so one huge line does not pin its memory for the rest of
-/// the search.
+/// The largest scan buffer kept between chunks.
+pub const SCAN_BUFFER_KEPT: usize = 8 * SCAN_BUFFER;
+
+/// Scans `chunk` of `src` as one whole search; returns the number of
+/// selected lines reported. `buf` is reused across calls (see
+/// [`Search::scan`]).
 pub fn scan(
     src: &dyn ReadAt,
     chunk: Chunk,
@@ -91,211 +107,481 @@ pub fn scan(
     buf: &mut Vec<u8>,
     sink: &mut dyn Sink,
 ) -> Result<u64> {
-    let result = scan_chunk(src, chunk, matcher, opts, buf, sink);
-    if buf.len() > SCAN_BUFFER_KEPT {
-        *buf = Vec::new();
-    }
-    result
+    let mut s = Search::new(matcher, *opts);
+    s.scan(src, chunk, buf, sink)?;
+    Ok(s.selected())
 }
 
-/// The largest scan buffer kept between chunks.
-pub const SCAN_BUFFER_KEPT: usize = 8 * SCAN_BUFFER;
-
-fn scan_chunk(
-    src: &dyn ReadAt,
-    chunk: Chunk,
-    matcher: &Matcher,
-    opts: &ScanOptions,
-    buf: &mut Vec<u8>,
-    sink: &mut dyn Sink,
-) -> Result<u64> {
-    if buf.len() < SCAN_BUFFER {
-        buf.resize(SCAN_BUFFER, 0);
-    }
-    let mut st = State {
-        matcher,
-        opts,
-        line_no: chunk.first_line,
-        selected: 0,
-        after_left: 0,
-        ring: VecDeque::new(),
-        last_reported: None,
-    };
-    if opts.max_count == Some(0) {
-        return Ok(0);
-    }
-    let line_by_line = opts.invert || opts.before > 0 || opts.after > 0;
-    let mut pos = chunk.start;
-    let mut carry = 0usize;
-    while pos < chunk.end || carry > 0 {
-        if carry == buf.len() {
-            let n = buf.len() * 2;
-            buf.resize(n, 0);
-        }
-        let want = (buf.len() - carry).min((chunk.end - pos) as usize);
-        let n = src.read_full_at(&mut buf[carry..carry + want], pos)?;
-        if n < want {
-            return Err(crate::Error::SourceChanged {
-                path: src.path().to_path_buf(),
-                what: "source shorter than indexed".into(),
-            });
-        }
-        let filled = carry + n;
-        let base = pos - carry as u64;
-        pos += n as u64;
-        let complete = if pos >= chunk.end {
-            filled
-        } else {
-            match memchr::memrchr(b'\n', &buf[..filled]) {
-                Some(i) => i + 1,
-                None => {
-                    carry = filled;
-                    continue;
-                }
-            }
-        };
-        let region = &buf[..complete];
-        let go_on = if line_by_line {
-            st.lines(region, base, sink)?
-        } else {
-            st.fast(region, base, sink)?
-        };
-        if !go_on {
-            return Ok(st.selected);
-        }
-        buf.copy_within(complete..filled, 0);
-        carry = filled - complete;
-    }
-    Ok(st.selected)
+/// A line read but not reported yet: a candidate for before context.
+struct Pending {
+    number: u64,
+    offset: u64,
+    bytes: Vec<u8>,
 }
 
-struct State<'m> {
+/// One search, possibly over several chunks in file order.
+pub struct Search<'m> {
     matcher: &'m Matcher,
-    opts: &'m ScanOptions,
-    /// Line number of the line starting at the scan position.
-    line_no: u64,
-    selected: u64,
+    opts: ScanOptions,
+    /// Selected lines so far (what `max_count` limits).
+    count: u64,
+    /// Lines selected or reported as selected (what a printer counts).
+    reported: u64,
     after_left: u64,
-    /// Last `before` lines not reported: (number, offset, bytes).
-    ring: VecDeque<(u64, u64, Vec<u8>)>,
-    last_reported: Option<u64>,
+    /// Unreported lines of earlier buffers (at most `before`), for the
+    /// before context of a selected line early in the next buffer.
+    ring: VecDeque<Pending>,
+    /// The number of the line after the last one scanned (to notice a gap
+    /// between chunks).
+    next_line: Option<u64>,
+    done: bool,
+    /// Bytes searched, as ripgrep counts them (see [`Search::bytes_searched`]).
+    searched: u64,
+    /// Where the current chunk's search stands, as ripgrep counts it.
+    pos: u64,
+    /// With `invert`: the position waits for the next matching line.
+    pos_waits_for_match: bool,
+    /// Read on after the limit to place `pos` exactly (invert, no context).
+    exact_pos: bool,
 }
 
-fn content(line: &[u8]) -> &[u8] {
-    line.strip_suffix(b"\n").unwrap_or(line)
-}
-
-/// Reports one line to `sink`; false when the sink wants no more.
-fn emit(sink: &mut dyn Sink, kind: Kind, number: u64, offset: u64, bytes: &[u8]) -> Result<bool> {
-    sink.line(&Line {
-        kind,
-        number,
-        offset,
-        bytes,
-    })
-}
-
-impl State<'_> {
-    fn max_reached(&self) -> bool {
-        self.opts.max_count.is_some_and(|m| self.selected >= m)
-    }
-
-    /// Whole-buffer search: returns false when the sink or `-m` stops us.
-    fn fast(&mut self, region: &[u8], base: u64, sink: &mut dyn Sink) -> Result<bool> {
-        let mut at = 0usize;
-        let mut counted = 0usize;
-        while at < region.len() {
-            let Some((ms, me)) = self.matcher.find_candidate(region, at) else {
-                break;
-            };
-            if ms == region.len() && region.last().is_none_or(|&b| b == b'\n') {
-                // An empty match after the region's final newline: that is
-                // the start of the next region's first line (or nothing at
-                // the end of the range), not a line of this region.
-                break;
-            }
-            let ls = memchr::memrchr(b'\n', &region[at..ms]).map_or(at, |i| at + i + 1);
-            let le = memchr::memchr(b'\n', &region[ms..]).map_or(region.len(), |i| ms + i + 1);
-            let line = &region[ls..le];
-            let body = content(line);
-            let inside = me <= ls + body.len();
-            if inside || self.matcher.is_match(body) {
-                self.line_no += memchr::memchr_iter(b'\n', &region[counted..ls]).count() as u64;
-                counted = ls;
-                self.selected += 1;
-                if !emit(sink, Kind::Match, self.line_no, base + ls as u64, line)?
-                    || self.max_reached()
-                {
-                    return Ok(false);
-                }
-            }
-            at = le;
+impl<'m> Search<'m> {
+    /// A new search.
+    pub fn new(matcher: &'m Matcher, opts: ScanOptions) -> Search<'m> {
+        Search {
+            matcher,
+            opts,
+            count: 0,
+            reported: 0,
+            after_left: 0,
+            ring: VecDeque::new(),
+            next_line: None,
+            done: opts.max_count == Some(0),
+            searched: 0,
+            pos: 0,
+            pos_waits_for_match: false,
+            exact_pos: false,
         }
-        self.line_no += memchr::memchr_iter(b'\n', &region[counted..]).count() as u64;
-        Ok(true)
     }
 
-    /// Line-by-line scan for `-v` and context.
-    fn lines(&mut self, region: &[u8], base: u64, sink: &mut dyn Sink) -> Result<bool> {
-        let mut s = 0usize;
-        while s < region.len() {
-            let e = memchr::memchr(b'\n', &region[s..]).map_or(region.len(), |i| s + i + 1);
-            let line = &region[s..e];
-            let number = self.line_no;
-            let offset = base + s as u64;
-            self.line_no += 1;
-            s = e;
-            if self.max_reached() {
-                // Past -m: only the trailing context of the last selected
-                // line is reported, as context (a printer may still mark
-                // the ones that would be selected, as ripgrep 13 does).
-                if self.after_left == 0 {
-                    return Ok(false);
-                }
-                self.after_left -= 1;
-                if !emit(sink, Kind::Context, number, offset, line)? || self.after_left == 0 {
-                    return Ok(false);
-                }
-                continue;
+    /// Makes [`Search::bytes_searched`] exact where ripgrep's count depends
+    /// on the line after the point where `-v -m` stops: the search then
+    /// reads on to the next matching line (without reporting anything).
+    pub fn exact_bytes_searched(&mut self, yes: bool) {
+        self.exact_pos = yes;
+    }
+
+    /// Lines reported as selected ([`Kind::Match`]) so far.
+    pub fn selected(&self) -> u64 {
+        self.reported
+    }
+
+    /// True once the search has stopped (`max_count` and its context done,
+    /// or a sink asked to stop): later chunks are not read.
+    pub fn is_done(&self) -> bool {
+        self.done
+    }
+
+    /// Bytes searched, as ripgrep's statistics count them: every chunk
+    /// read to its end, and where the search stopped, up to the end of the
+    /// last line reported as selected (with `-v`, of the first matching
+    /// line after the last selected one).
+    pub fn bytes_searched(&self) -> u64 {
+        self.searched
+    }
+
+    fn exceeded(&self) -> bool {
+        self.opts.max_count.is_some_and(|m| self.count >= m)
+    }
+
+    /// Scans `chunk` of `src`, continuing this search. `buf` is reused
+    /// across calls. A line is matched whole, so the buffer grows to hold
+    /// the longest line of the chunk (as in grep and ripgrep); once the
+    /// chunk is done, a buffer grown past [`SCAN_BUFFER_KEPT`] is given
+    /// back, so one huge line does not pin its memory for the rest of the
+    /// search.
+    pub fn scan(
+        &mut self,
+        src: &dyn ReadAt,
+        chunk: Chunk,
+        buf: &mut Vec<u8>,
+        sink: &mut dyn Sink,
+    ) -> Result<()> {
+        let result = self.scan_chunk(src, chunk, buf, sink);
+        if buf.len() > SCAN_BUFFER_KEPT {
+            *buf = Vec::new();
+        }
+        result
+    }
+
+    fn scan_chunk(
+        &mut self,
+        src: &dyn ReadAt,
+        chunk: Chunk,
+        buf: &mut Vec<u8>,
+        sink: &mut dyn Sink,
+    ) -> Result<()> {
+        if self.done || chunk.start >= chunk.end {
+            return Ok(());
+        }
+        if self.next_line != Some(chunk.first_line) {
+            // Not adjacent to what came before: no context crosses the gap.
+            self.after_left = 0;
+            self.ring.clear();
+        }
+        if buf.len() < SCAN_BUFFER {
+            buf.resize(SCAN_BUFFER, 0);
+        }
+        self.pos = chunk.start;
+        self.pos_waits_for_match = false;
+        let mut line_no = chunk.first_line;
+        let mut at = chunk.start;
+        let mut carry = 0usize;
+        let mut stopped = false;
+        while at < chunk.end || carry > 0 {
+            if carry == buf.len() {
+                let n = buf.len() * 2;
+                buf.resize(n, 0);
             }
-            let selected = self.matcher.is_match(content(line)) != self.opts.invert;
-            if selected {
-                while let Some((n, o, bytes)) = self.ring.pop_front() {
-                    if !emit(sink, Kind::Context, n, o, &bytes)? {
-                        return Ok(false);
+            let want = (buf.len() - carry).min((chunk.end - at) as usize);
+            let n = src.read_full_at(&mut buf[carry..carry + want], at)?;
+            if n < want {
+                return Err(crate::Error::SourceChanged {
+                    path: src.path().to_path_buf(),
+                    what: "source shorter than indexed".into(),
+                });
+            }
+            let filled = carry + n;
+            let base = at - carry as u64;
+            at += n as u64;
+            let complete = if at >= chunk.end {
+                filled
+            } else {
+                match memchr::memrchr(b'\n', &buf[..filled]) {
+                    Some(i) => i + 1,
+                    None => {
+                        carry = filled;
+                        continue;
                     }
                 }
-                self.selected += 1;
-                self.last_reported = Some(number);
-                if !emit(sink, Kind::Match, number, offset, line)? {
-                    return Ok(false);
+            };
+            let mut r = Region {
+                bytes: &buf[..complete],
+                base,
+                line_no,
+            };
+            if !self.region(&mut r, sink)? {
+                stopped = true;
+                line_no = r.line_no;
+                break;
+            }
+            line_no = r.line_no;
+            buf.copy_within(complete..filled, 0);
+            carry = filled - complete;
+        }
+        self.next_line = Some(line_no);
+        if stopped {
+            self.done = true;
+            if self.pos_waits_for_match {
+                self.pos = chunk.end;
+            }
+        } else {
+            self.pos = chunk.end;
+        }
+        self.searched += self.pos - chunk.start;
+        Ok(())
+    }
+
+    /// Handles one region of whole lines; false when the search stops.
+    fn region(&mut self, r: &mut Region<'_>, sink: &mut dyn Sink) -> Result<bool> {
+        let bytes = r.bytes;
+        // Lines from `unreported` on have not been reported (before
+        // context candidates, with `ring` for earlier regions).
+        let mut unreported = 0usize;
+        let mut at = 0usize;
+        let fast = !self.opts.invert && !self.opts.passthru;
+        while at < bytes.len() {
+            let mut known = None;
+            if fast && self.after_left == 0 && !self.exceeded() {
+                // Skip to the next line that may match.
+                let Some((p, confirmed)) = self.matcher.find_candidate(bytes, at) else {
+                    r.line_no += count_lines(&bytes[at..]);
+                    break;
+                };
+                if p >= bytes.len() && bytes.last().is_none_or(|&b| b == b'\n') {
+                    // Past the last line (an empty match after the final
+                    // newline): nothing in this region.
+                    r.line_no += count_lines(&bytes[at..]);
+                    break;
+                }
+                let ls = memchr::memrchr(b'\n', &bytes[at..p.min(bytes.len())])
+                    .map_or(at, |i| at + i + 1);
+                let le = line_end(bytes, ls);
+                r.line_no += count_lines(&bytes[at..ls]);
+                at = ls;
+                if !confirmed && !self.matcher.is_line_match(&bytes[ls..le]) {
+                    r.line_no += 1;
+                    at = le;
+                    continue;
+                }
+                known = Some(true);
+            }
+            let le = line_end(bytes, at);
+            let number = r.line_no;
+            r.line_no += 1;
+            let line = &bytes[at..le];
+            let offset = r.base + at as u64;
+            let start = at;
+            at = le;
+            let gap = &bytes[unreported..start];
+            match self.one_line(line, known, number, offset, gap, r, sink)? {
+                Step::Reported => unreported = le,
+                Step::Unreported => {}
+                Step::Stop => return Ok(false),
+            }
+        }
+        if self.opts.before > 0 {
+            self.keep_pending(&bytes[unreported..], r);
+        }
+        Ok(true)
+    }
+
+    /// Applies the rules to one line (`matched`: whether the pattern
+    /// matches it, when already known). `gap` holds the unreported lines of
+    /// this region just before it (before-context candidates).
+    #[allow(clippy::too_many_arguments)]
+    fn one_line(
+        &mut self,
+        line: &[u8],
+        matched: Option<bool>,
+        number: u64,
+        offset: u64,
+        gap: &[u8],
+        r: &Region<'_>,
+        sink: &mut dyn Sink,
+    ) -> Result<Step> {
+        let end = offset + line.len() as u64;
+        let exceeded = self.exceeded();
+        if self.opts.passthru {
+            let matched = !exceeded && self.matcher.is_line_match(line);
+            self.pos = end;
+            if matched != self.opts.invert {
+                self.count += 1;
+                if !self.before_context(gap, number, r, sink)? {
+                    return Ok(Step::Stop);
                 }
                 self.after_left = self.opts.after;
-                if self.max_reached() && self.after_left == 0 {
-                    return Ok(false);
-                }
-            } else if self.after_left > 0 {
+                return self.report(Kind::Match, line, number, offset, sink);
+            }
+            if self.after_left > 0 {
                 self.after_left -= 1;
-                self.last_reported = Some(number);
-                if !emit(sink, Kind::Context, number, offset, line)? {
-                    return Ok(false);
+            }
+            return self.report(Kind::Context, line, number, offset, sink);
+        }
+        let matched = matched.unwrap_or_else(|| self.matcher.is_line_match(line));
+        let selected = matched != self.opts.invert;
+        if exceeded {
+            // The after context of the last selected line; past it, stop
+            // (but see `exact_pos`).
+            if self.after_left == 0 {
+                if self.pos_waits_for_match && !selected {
+                    self.pos = end;
+                    self.pos_waits_for_match = false;
                 }
-                if self.max_reached() && self.after_left == 0 {
-                    return Ok(false);
-                }
-            } else if self.max_reached() {
-                return Ok(false);
-            } else if self.opts.before > 0 {
-                let mut slot = if self.ring.len() as u64 == self.opts.before {
-                    self.ring.pop_front().map(|r| r.2).unwrap_or_default()
+                return Ok(if self.pos_waits_for_match {
+                    Step::Unreported
                 } else {
-                    Vec::new()
-                };
-                slot.clear();
-                slot.extend_from_slice(line);
-                self.ring.push_back((number, offset, slot));
+                    Step::Stop
+                });
+            }
+            self.after_left -= 1;
+            let kind = if selected {
+                self.pos = end;
+                self.pos_waits_for_match = false;
+                Kind::Match
+            } else {
+                if self.pos_waits_for_match {
+                    self.pos = end;
+                    self.pos_waits_for_match = false;
+                }
+                Kind::Context
+            };
+            let step = self.report(kind, line, number, offset, sink)?;
+            if self.after_left == 0 && !self.pos_waits_for_match {
+                return Ok(Step::Stop);
+            }
+            return Ok(step);
+        }
+        if selected {
+            self.count += 1;
+            if !self.before_context(gap, number, r, sink)? {
+                return Ok(Step::Stop);
+            }
+            if self.opts.invert {
+                self.pos_waits_for_match = true;
+            } else {
+                self.pos = end;
+            }
+            self.after_left = self.opts.after;
+            let step = self.report(Kind::Match, line, number, offset, sink)?;
+            if self.exceeded() && self.after_left == 0 {
+                if self.opts.invert && self.exact_pos {
+                    // Read on to the next matching line (ripgrep's position).
+                    return Ok(step);
+                }
+                return Ok(Step::Stop);
+            }
+            return Ok(step);
+        }
+        if self.opts.invert && self.pos_waits_for_match {
+            self.pos = end;
+            self.pos_waits_for_match = false;
+        }
+        if self.after_left > 0 {
+            self.after_left -= 1;
+            return self.report(Kind::Context, line, number, offset, sink);
+        }
+        Ok(Step::Unreported)
+    }
+
+    /// Reports one line; clears the pending before-context lines.
+    fn report(
+        &mut self,
+        kind: Kind,
+        bytes: &[u8],
+        number: u64,
+        offset: u64,
+        sink: &mut dyn Sink,
+    ) -> Result<Step> {
+        self.ring.clear();
+        if kind == Kind::Match {
+            self.reported += 1;
+        }
+        let go_on = sink.line(&Line {
+            kind,
+            number,
+            offset,
+            bytes,
+        })?;
+        Ok(if go_on { Step::Reported } else { Step::Stop })
+    }
+
+    /// Reports up to `before` unreported lines just before line `number`:
+    /// from `gap` (this region) and, if it holds fewer, from the ring.
+    fn before_context(
+        &mut self,
+        gap: &[u8],
+        number: u64,
+        r: &Region<'_>,
+        sink: &mut dyn Sink,
+    ) -> Result<bool> {
+        let want = self.opts.before as usize;
+        if want == 0 {
+            return Ok(true);
+        }
+        let starts = last_line_starts(gap, want);
+        let from_ring = want - starts.len();
+        let skip = self.ring.len().saturating_sub(from_ring);
+        let ring: Vec<Pending> = self.ring.drain(..).skip(skip).collect();
+        for p in &ring {
+            if self.report(Kind::Context, &p.bytes, p.number, p.offset, sink)? == Step::Stop {
+                return Ok(false);
+            }
+        }
+        let gap_start = gap.as_ptr() as usize - r.bytes.as_ptr() as usize;
+        let first = number - starts.len() as u64;
+        for (i, &s) in starts.iter().enumerate() {
+            let e = line_end(gap, s);
+            let offset = r.base + (gap_start + s) as u64;
+            if self.report(Kind::Context, &gap[s..e], first + i as u64, offset, sink)? == Step::Stop
+            {
+                return Ok(false);
             }
         }
         Ok(true)
+    }
+
+    /// At the end of a region: keeps its last unreported lines (at most
+    /// `before`) for a selected line early in the next region.
+    fn keep_pending(&mut self, tail: &[u8], r: &Region<'_>) {
+        let want = self.opts.before as usize;
+        let starts = last_line_starts(tail, want);
+        if starts.is_empty() {
+            return;
+        }
+        let tail_start = tail.as_ptr() as usize - r.bytes.as_ptr() as usize;
+        let first = r.line_no - starts.len() as u64;
+        for (i, &s) in starts.iter().enumerate() {
+            if self.ring.len() == want {
+                self.ring.pop_front();
+            }
+            let e = line_end(tail, s);
+            self.ring.push_back(Pending {
+                number: first + i as u64,
+                offset: r.base + (tail_start + s) as u64,
+                bytes: tail[s..e].to_vec(),
+            });
+        }
+    }
+}
+
+/// Whole lines being scanned: `bytes` starts at source offset `base`, and
+/// `line_no` counts lines as the scan advances.
+struct Region<'a> {
+    bytes: &'a [u8],
+    base: u64,
+    line_no: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Step {
+    Reported,
+    Unreported,
+    Stop,
+}
+
+/// The end of the line starting at `start` (past its `\n`, if any).
+fn line_end(bytes: &[u8], start: usize) -> usize {
+    memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |i| start + i + 1)
+}
+
+/// Lines in `bytes` (a final line without `\n` counts).
+fn count_lines(bytes: &[u8]) -> u64 {
+    let n = memchr::memchr_iter(b'\n', bytes).count() as u64;
+    n + u64::from(bytes.last().is_some_and(|&b| b != b'\n'))
+}
+
+/// The starts of the last `n` lines of `bytes` (whole lines), in order.
+fn last_line_starts(bytes: &[u8], n: usize) -> Vec<usize> {
+    let mut starts = Vec::new();
+    let mut end = bytes.len();
+    while starts.len() < n && end > 0 {
+        let s = memchr::memrchr(b'\n', &bytes[..end - 1]).map_or(0, |i| i + 1);
+        starts.push(s);
+        end = s;
+    }
+    starts.reverse();
+    starts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn last_lines() {
+        assert_eq!(last_line_starts(b"a\nbb\nc\n", 2), [2, 5]);
+        assert_eq!(last_line_starts(b"a\nbb\nc\n", 5), [0, 2, 5]);
+        assert_eq!(last_line_starts(b"a\nb", 1), [2]);
+        assert_eq!(last_line_starts(b"", 3), Vec::<usize>::new());
+        assert_eq!(last_line_starts(b"\n\n", 3), [0, 1]);
+    }
+
+    #[test]
+    fn lines_counted() {
+        assert_eq!(count_lines(b""), 0);
+        assert_eq!(count_lines(b"a"), 1);
+        assert_eq!(count_lines(b"a\n"), 1);
+        assert_eq!(count_lines(b"a\nb"), 2);
     }
 }

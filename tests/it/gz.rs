@@ -248,6 +248,7 @@ fn check_search(index: &Index, m: &Model, rng: &mut Rng, ranges: usize, ctx: &st
             before: 1,
             after: 2,
             max_count: Some(40),
+            ..ScanOptions::default()
         },
     ];
     let mut total = 0;

@@ -512,7 +512,9 @@ pub struct SearchHit {
 }
 
 /// The naive search: each line of `lines` (clamped) alone, without its
-/// `\n`; the first `max_count` selected; context within `before`/`after`.
+/// `\n`; the first `max_count` selected; context within `before`/`after`;
+/// past `max_count`, lines of the last after context that would be
+/// selected are reported as selected (ripgrep's rule).
 pub fn model_search(
     m: &Model,
     lines: std::ops::Range<u64>,
@@ -522,12 +524,13 @@ pub fn model_search(
     let n = m.line_count();
     let r = lines.start.min(n)..lines.end.min(n);
     let text = |l: u64| m.bytes(m.span(l));
+    let is_selected = |l: u64| {
+        let t = text(l);
+        re.is_match(t.strip_suffix(b"\n").unwrap_or(t)) != o.invert
+    };
     let selected: Vec<u64> = r
         .clone()
-        .filter(|&l| {
-            let t = text(l);
-            re.is_match(t.strip_suffix(b"\n").unwrap_or(t)) != o.invert
-        })
+        .filter(|&l| is_selected(l))
         .take(o.max_count.map_or(usize::MAX, |c| c as usize))
         .collect();
     let mut kinds: std::collections::BTreeMap<u64, Kind> = std::collections::BTreeMap::new();
@@ -540,6 +543,17 @@ pub fn model_search(
     }
     for &s in &selected {
         kinds.insert(s, Kind::Match);
+    }
+    // As ripgrep: once `max_count` lines are selected, a line in the last
+    // one's after context that would be selected is reported as selected.
+    if let (Some(max), Some(&last)) = (o.max_count, selected.last())
+        && selected.len() as u64 == max
+    {
+        for l in last + 1..=last.saturating_add(o.after).min(r.end - 1) {
+            if is_selected(l) {
+                kinds.insert(l, Kind::Match);
+            }
+        }
     }
     kinds
         .into_iter()
