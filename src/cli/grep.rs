@@ -173,10 +173,11 @@ pub fn run(a: GrepArgs) -> lidx::Result<Status> {
         crlf: a.crlf,
     };
     let matcher = Arc::new(Matcher::new(&patterns, &mopts)?);
-    let mut ranges = Vec::new();
-    for r in &a.lines {
-        ranges.push(super::range::parse(r).map_err(Error::InvalidArgument)?);
-    }
+    let specs = a
+        .lines
+        .iter()
+        .map(|r| super::range::parse(r).map_err(Error::InvalidArgument))
+        .collect::<Result<Vec<_>, _>>()?;
     let byte_ranges = a
         .bytes
         .iter()
@@ -188,6 +189,10 @@ pub fn run(a: GrepArgs) -> lidx::Result<Status> {
         .max(1);
 
     let index = open_index(&file, &a.opts)?;
+    let mut ranges = specs
+        .iter()
+        .map(|s| s.resolve_in(&index))
+        .collect::<Result<Vec<_>, _>>()?;
     for b in byte_ranges {
         let c = index.chunk_for_bytes(b)?;
         if c.start < c.end {

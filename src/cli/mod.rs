@@ -32,7 +32,8 @@ pub struct Cli {
 enum Command {
     /// Build (or extend, or refresh) the sidecar index of FILE.
     Index(index::IndexArgs),
-    /// Print lines by 1-based number: N, A:B (inclusive), A:, :B, A:+K.
+    /// Print lines by 1-based number: N, A:B (inclusive), A:, :B, A:+K;
+    /// '$' is the last line, '$-K' the K-th before it.
     Lines(lines::LinesArgs),
     /// Print the number of lines (as `grep -a -c ''`).
     Count(count::CountArgs),
@@ -104,9 +105,7 @@ pub fn run() -> Status {
                 let _ = e.print();
                 return 2;
             }
-            let text = e.render().to_string();
-            let first = text.lines().next().unwrap_or("invalid arguments");
-            eprintln!("lidx: {}", first.trim_start_matches("error: "));
+            eprintln!("lidx: {}", one_line(&e));
             return 2;
         }
     };
@@ -132,6 +131,58 @@ pub fn run() -> Status {
             2
         }
     }
+}
+
+/// A clap error as one line: the message with its continuation lines
+/// (`... not provided: <FILE>`) and tips (`to pass '-x' as a value, use
+/// '-- -x'`), without the usage text.
+fn one_line(e: &clap::Error) -> String {
+    let text = e.render().to_string();
+    let mut message = String::new();
+    let mut tips = Vec::new();
+    for line in text.lines().map(str::trim) {
+        if line.starts_with("Usage:") || line.starts_with("For more information") {
+            break;
+        }
+        if let Some(tip) = line.strip_prefix("tip: ") {
+            tips.push(tip);
+        } else if !line.is_empty() {
+            if !message.is_empty() {
+                message.push(' ');
+            }
+            message.push_str(line.trim_start_matches("error: "));
+        }
+    }
+    if message.is_empty() {
+        message.push_str("invalid arguments");
+    }
+    if let Some(hint) = negative_hint(e) {
+        // Replaces clap's tip ("use '-- -1'"), which would only lead to an
+        // invalid range.
+        return format!("{message} ({hint})");
+    }
+    if !tips.is_empty() {
+        message.push_str(&format!(" (tip: {})", tips.join("; ")));
+    }
+    message
+}
+
+/// For an unknown option that looks like a negative number (`-1`, `-5:3`,
+/// `-$`): what to write instead. A RANGE or an OFFSET never starts with
+/// `-`, so every `-...` argument is an option, as in other tools.
+fn negative_hint(e: &clap::Error) -> Option<&'static str> {
+    use clap::error::{ContextKind, ContextValue};
+    let Some(ContextValue::String(arg)) = e.get(ContextKind::InvalidArg) else {
+        return None;
+    };
+    let rest = arg.strip_prefix('-')?;
+    if !rest.starts_with(|c: char| c.is_ascii_digit() || c == '$') {
+        return None;
+    }
+    Some(
+        "no line, range or offset starts with '-': the last line is '$', the K-th \
+         before it '$-K', the last 10 lines '$-9:$'",
+    )
 }
 
 /// Opens FILE's index as the query commands do: build a missing sidecar,
