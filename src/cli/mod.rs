@@ -28,24 +28,35 @@ pub struct Cli {
     command: Command,
 }
 
+// `allow_negative_numbers`: no option of these is a number, so `-1` is a
+// value, and the parser of that value says what is wrong with it (a RANGE
+// never starts with '-'; `--spacing -5` is not a size), rather than clap
+// calling it an unknown option. Not for grep, where GNU grep reads `-5` as
+// `-C 5`: there it stays an unknown option.
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Build (or extend, or refresh) the sidecar index of FILE.
+    #[command(allow_negative_numbers = true)]
     Index(index::IndexArgs),
     /// Print lines by 1-based number: N, A:B (inclusive), A:, :B, A:+K;
     /// '$' is the last line, '$-K' the K-th before it.
+    #[command(allow_negative_numbers = true)]
     Lines(lines::LinesArgs),
     /// Print the number of lines (as `grep -a -c ''`).
+    #[command(allow_negative_numbers = true)]
     Count(count::CountArgs),
     /// Print the 1-based number of the line holding a 0-based byte offset.
+    #[command(allow_negative_numbers = true)]
     LineAt(line_at::LineAtArgs),
     /// Describe FILE's sidecar: lines, sizes, checkpoints, pages, freshness.
+    #[command(allow_negative_numbers = true)]
     Info(info::InfoArgs),
     /// Search lines matching a regex, restricted to line or byte ranges,
     /// in parallel, with exact line numbers (ripgrep-compatible output).
     Grep(grep::GrepArgs),
     /// Check every page CRC, the tree and the fingerprint (--full: re-scan
     /// the source and compare every checkpoint).
+    #[command(allow_negative_numbers = true)]
     Verify(verify::VerifyArgs),
 }
 
@@ -156,33 +167,10 @@ fn one_line(e: &clap::Error) -> String {
     if message.is_empty() {
         message.push_str("invalid arguments");
     }
-    if let Some(hint) = negative_hint(e) {
-        // Replaces clap's tip ("use '-- -1'"), which would only lead to an
-        // invalid range.
-        return format!("{message} ({hint})");
-    }
     if !tips.is_empty() {
         message.push_str(&format!(" (tip: {})", tips.join("; ")));
     }
     message
-}
-
-/// For an unknown option that looks like a negative number (`-1`, `-5:3`,
-/// `-$`): what to write instead. A RANGE or an OFFSET never starts with
-/// `-`, so every `-...` argument is an option, as in other tools.
-fn negative_hint(e: &clap::Error) -> Option<&'static str> {
-    use clap::error::{ContextKind, ContextValue};
-    let Some(ContextValue::String(arg)) = e.get(ContextKind::InvalidArg) else {
-        return None;
-    };
-    let rest = arg.strip_prefix('-')?;
-    if !rest.starts_with(|c: char| c.is_ascii_digit() || c == '$') {
-        return None;
-    }
-    Some(
-        "no line, range or offset starts with '-': the last line is '$', the K-th \
-         before it '$-K', the last 10 lines '$-9:$'",
-    )
 }
 
 /// Opens FILE's index as the query commands do: build a missing sidecar,

@@ -109,13 +109,17 @@ pub fn parse(s: &str) -> Result<LineRange, String> {
 }
 
 /// The error for a part `t` of range `s` that is not a line number, with a
-/// hint when the shell seems to have expanded an unquoted `$-` (the
-/// shell's option flags, such as `hB`, in place of `$-`).
+/// hint for a negative number (`-1`: count from the end with `$`) and when
+/// the shell seems to have expanded an unquoted `$-` (the shell's option
+/// flags, such as `hB`, in place of `$-`).
 fn not_a_line(s: &str, t: &str) -> String {
     let letters = t.bytes().take_while(u8::is_ascii_alphabetic).count();
     let expanded =
         letters > 0 && letters < t.len() && t.bytes().skip(letters).all(|b| b.is_ascii_digit());
-    let hint = if expanded {
+    let hint = if t.starts_with('-') {
+        "; count from the end with $: '$' is the last line, '$-K' the K-th before it, \
+         '$-9:$' the last 10"
+    } else if expanded {
         "; quote ranges that count from the end: '$-9:$' (unquoted, the shell replaces $-)"
     } else {
         ""

@@ -235,25 +235,48 @@ fn argument_errors_are_one_line_with_the_way_out() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     std::fs::write(d.join("text"), b"a\nb\n").unwrap();
-    let negative = "(no line, range or offset starts with '-': the last line is '$', \
-                    the K-th before it '$-K', the last 10 lines '$-9:$')";
+    let from_end = "count from the end with $: '$' is the last line, '$-K' the K-th before \
+                    it, '$-9:$' the last 10";
+    let forms = "(use N, $, $-K, A:B, A:, :B or A:+K)";
     for (args, stderr) in [
         (
             vec!["lines", "text", "2:3", "-x"],
             "lidx: unexpected argument '-x' found (tip: to pass '-x' as a value, use '-- -x')\n"
                 .to_string(),
         ),
+        // A negative number is a value (none of these options is a number),
+        // so its own parser says what is wrong with it.
         (
             vec!["lines", "text", "-1"],
-            format!("lidx: unexpected argument '-1' found {negative}\n"),
+            format!(
+                "lidx: invalid range \"-1\": \"-1\" is not a line number {forms}; {from_end}\n"
+            ),
         ),
         (
-            vec!["lines", "text", "-$"],
-            format!("lidx: unexpected argument '-$' found {negative}\n"),
+            vec!["lines", "text", "--", "-5:3"],
+            format!(
+                "lidx: invalid range \"-5:3\": \"-5\" is not a line number {forms}; {from_end}\n"
+            ),
+        ),
+        (
+            vec!["lines", "text", "-5:3"],
+            "lidx: unexpected argument '-5' found (tip: to pass '-5' as a value, use '-- -5')\n"
+                .into(),
         ),
         (
             vec!["line-at", "text", "-1"],
-            format!("lidx: unexpected argument '-1' found {negative}\n"),
+            "lidx: invalid offset \"-1\": expected a byte offset 0, 1, 2, ...\n".into(),
+        ),
+        (
+            vec!["index", "text", "--spacing", "-5"],
+            "lidx: invalid value '-5' for '--spacing <BYTES>': invalid digit found in string\n"
+                .into(),
+        ),
+        (
+            // GNU grep reads -5 as -C 5: not taken as a pattern.
+            vec!["grep", "-5", "a", "text"],
+            "lidx: unexpected argument '-5' found (tip: to pass '-5' as a value, use '-- -5')\n"
+                .into(),
         ),
         (
             vec!["count"],
@@ -266,10 +289,10 @@ fn argument_errors_are_one_line_with_the_way_out() {
         (
             // bash with flags "hB" turned an unquoted $-9:$ into hB9:$.
             vec!["lines", "text", "hB9:$"],
-            "lidx: invalid range \"hB9:$\": \"hB9\" is not a line number (use N, $, $-K, \
-             A:B, A:, :B or A:+K); quote ranges that count from the end: '$-9:$' \
-             (unquoted, the shell replaces $-)\n"
-                .into(),
+            format!(
+                "lidx: invalid range \"hB9:$\": \"hB9\" is not a line number {forms}; quote \
+                 ranges that count from the end: '$-9:$' (unquoted, the shell replaces $-)\n"
+            ),
         ),
     ] {
         let o = lidx_in(d, &args);
