@@ -264,6 +264,11 @@ fn argument_errors_are_one_line_with_the_way_out() {
                 .into(),
         ),
         (
+            vec!["lines", "text", "-$"],
+            "lidx: unexpected argument '-$' found (tip: to pass '-$' as a value, use '-- -$')\n"
+                .into(),
+        ),
+        (
             vec!["line-at", "text", "-1"],
             "lidx: invalid offset \"-1\": expected a byte offset 0, 1, 2, ...\n".into(),
         ),

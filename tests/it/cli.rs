@@ -412,7 +412,6 @@ fn bad_arguments_exit_2_with_one_line() {
         "$:$-1",
         "$-2:$-3",
         "$:+0",
-        "-$",
     ] {
         let o = lidx([os(Path::new("lines")), p.clone(), range.into()]);
         assert_eq!(o.code, 2, "range {range:?}: {o:?}");
