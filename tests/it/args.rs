@@ -630,3 +630,24 @@ fn follow_from_the_end() {
     );
     assert_eq!(o.code, 2, "{o:?}");
 }
+
+/// `lidx lines --help` documents what `$` means, what happens to lines
+/// before line 1, and `$` in an archive that ends early.
+#[test]
+fn lines_help_documents_ranges_from_the_end() {
+    let o = crate::run::lidx_with(["lines", "--help"], Rules::SILENT_ERROR);
+    assert_eq!(o.code, 0, "{o:?}");
+    let help = o
+        .stdout_str()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    for part in [
+        "$ is the last line and $-K the line K before it (quote them: '$-9:$')",
+        "on a 5-line file, '$-9:$' prints lines 1 to 5 (as `tail -n 10`)",
+        "'$-9' or 6 prints nothing (exit 1)",
+        "a range counting from $ is an error",
+    ] {
+        assert!(help.contains(part), "lines --help lacks {part:?}:\n{help}");
+    }
+}
