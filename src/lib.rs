@@ -11,9 +11,9 @@
 //! ```text
 //! source ──ingest (pread, memchr)──▶ checkpoints ──bulk load──▶ sidecar pages
 //!                                                    (B+tree, CRC per page)
-//! query: open (superblock only) ─▶ tree descent through the S3-FIFO page
-//! cache (pread, 4 KiB pages) ─▶ nearest checkpoint ─▶ pread the source from
-//! there ─▶ count newlines to the exact line
+//! query: open (superblock, root page) ─▶ tree descent through the S3-FIFO
+//! page cache (pread, 4 KiB pages) ─▶ nearest checkpoint ─▶ pread the source
+//! from there ─▶ count newlines to the exact line
 //! ```
 //!
 //! Layers, each a module, dependencies pointing one way:

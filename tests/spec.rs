@@ -12,7 +12,9 @@
 //!   produces for that source and those parameters; the annotation tables
 //!   must agree with those bytes and with the byte tables;
 //! - the worked examples (Eytzinger order and search, checkpoint rule,
-//!   fingerprint verdicts, damage cases) are replayed against the code;
+//!   fingerprint verdicts, damage cases, the line holding a byte) are
+//!   replayed against the code, as are the order of the superblock's
+//!   field checks and the pages read when a sidecar is opened;
 //! - every requirement number cited in `src/` exists in the spec;
 //! - for gzip sources (§11): the access-point record and page tables, the
 //!   gzip superblock rules, the gzip vectors (whose source bytes flate2
@@ -747,6 +749,103 @@ fn superblock_decode_follows_section_3_2() {
     ));
 }
 
+/// The message of a superblock that fails field sanity (R-15 step 6).
+fn invalid(sb: &Superblock) -> String {
+    match Superblock::decode(&sb.encode()) {
+        Err(format::SuperblockError::Invalid(m)) => m,
+        other => panic!("expected a field-sanity failure, got {other:?}"),
+    }
+}
+
+/// R-15 step 6: compute with the page size and choose their
+/// rules by the source kind, so a reader checks R-8 and the source kind
+/// first: a superblock that breaks both is reported (and survived) as a bad
+/// page size or source kind, never as a count computed from one.
+#[test]
+fn field_sanity_checks_r8_and_the_source_kind_first() {
+    let spec = spec();
+    let words: Vec<&str> = spec.split_whitespace().collect();
+    assert!(
+        words
+            .join(" ")
+            .contains("R-11 and R-17 MUST NOT be evaluated before R-8 and the source-kind checks of R-9 and R-16"),
+        "R-15 step 6 states the order"
+    );
+    let plain = Superblock::decode(&build(b"a\nb\n", &BuildOptions::default())[..256]).unwrap();
+    let v4 = vectors(&spec).remove("V4").expect("vector V4");
+    let gz = Superblock::decode(&v4.sidecar[..256]).unwrap();
+    // Page sizes for which leaf_capacity or ap_records is negative or zero
+    // (a division by zero in R-17), or simply not allowed.
+    for page_size in [0, 8, 16, 32, 55, 768, 1 << 17] {
+        let mut sb = plain.clone();
+        sb.page_size = page_size;
+        sb.checkpoint_count = u64::MAX; // R-11 fails too
+        assert!(
+            invalid(&sb).contains("page size"),
+            "{page_size}: {}",
+            invalid(&sb)
+        );
+        let mut sb = gz.clone();
+        sb.page_size = page_size;
+        sb.gzip.ap_count = 1_000_000; // R-17 fails too
+        sb.checkpoint_count = u64::MAX;
+        assert!(
+            invalid(&sb).contains("page size"),
+            "{page_size}: {}",
+            invalid(&sb)
+        );
+    }
+    // R-11 with an unknown source kind: neither source_size nor text_len.
+    let mut sb = plain.clone();
+    sb.source_kind = 7;
+    sb.line_count = sb.fingerprint.size + 1;
+    assert!(invalid(&sb).contains("source kind"), "{}", invalid(&sb));
+    // R-17 on a superblock whose kind and feature bit disagree.
+    let mut sb = gz.clone();
+    sb.incompat_features = 0;
+    sb.gzip.ap_count = 0;
+    assert!(invalid(&sb).contains("disagree"), "{}", invalid(&sb));
+    // Each of alone is still found.
+    let mut sb = plain.clone();
+    sb.checkpoint_count = u64::MAX;
+    assert!(
+        invalid(&sb).contains("checkpoint count"),
+        "{}",
+        invalid(&sb)
+    );
+    let mut sb = gz;
+    sb.gzip.ap_count = 1_000_000;
+    assert!(invalid(&sb).contains("access-point"), "{}", invalid(&sb));
+}
+
+/// `mtime_nsec` is below 10^9; a larger value is damage (`corrupt`,
+/// page 0, also through `Index`: Table 9, D-44), not a differing time.
+#[test]
+fn mtime_nsec_at_or_above_a_billion_is_damage() {
+    let v = build(b"a\nb\n", &BuildOptions::default());
+    let mut sb = Superblock::decode(&v[..256]).unwrap();
+    sb.fingerprint.mtime_nsec = 999_999_999;
+    assert!(Superblock::decode(&sb.encode()).is_ok());
+    for nsec in [1_000_000_000, 1_000_000_001, u32::MAX] {
+        sb.fingerprint.mtime_nsec = nsec;
+        assert!(
+            invalid(&sb).contains("nanoseconds"),
+            "{nsec}: {}",
+            invalid(&sb)
+        );
+        let mut b = v.clone();
+        b[..256].copy_from_slice(&sb.encode());
+        let e = Index::from_parts(
+            Box::new(MemSource::new(b"a\nb\n".to_vec())),
+            Box::new(MemSource::new(b)),
+            (0, nsec),
+            1 << 20,
+        )
+        .expect_err("R-18");
+        assert!(matches!(e, Error::Corrupt { page: 0, .. }), "{nsec}: {e}");
+    }
+}
+
 // ---------------------------------------------------------------------------
 // §4: node pages.
 
@@ -1030,6 +1129,145 @@ fn checkpoint_examples() {
         let newlines = src.iter().filter(|&&b| b == b'\n').count() as u64;
         let extra = u64::from(src.last().is_some_and(|&b| b != b'\n'));
         assert_eq!(newlines + extra, lines, "row {r:?}: §2 line count");
+    }
+}
+
+/// A source or sidecar in memory that records its reads: the bytes
+/// returned and the page of each read.
+struct Recording {
+    inner: MemSource,
+    page_size: u64,
+    bytes: std::sync::atomic::AtomicU64,
+    pages: std::sync::Mutex<Vec<u64>>,
+}
+
+impl Recording {
+    fn new(data: Vec<u8>, page_size: u64) -> std::sync::Arc<Recording> {
+        std::sync::Arc::new(Recording {
+            inner: MemSource::new(data),
+            page_size,
+            bytes: Default::default(),
+            pages: Default::default(),
+        })
+    }
+
+    /// Bytes read since the last call.
+    fn take_bytes(&self) -> u64 {
+        self.bytes.swap(0, std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
+impl lidx::io::ReadAt for Recording {
+    fn len(&self) -> u64 {
+        self.inner.len()
+    }
+
+    fn read_at(&self, buf: &mut [u8], offset: u64) -> lidx::Result<usize> {
+        let n = self.inner.read_at(buf, offset)?;
+        self.bytes
+            .fetch_add(n as u64, std::sync::atomic::Ordering::SeqCst);
+        if n > 0 {
+            let (first, last) = (
+                offset / self.page_size,
+                (offset + n as u64 - 1) / self.page_size,
+            );
+            self.pages.lock().unwrap().extend(first..=last);
+        }
+        Ok(n)
+    }
+
+    fn path(&self) -> &Path {
+        self.inner.path()
+    }
+}
+
+/// A `(line, offset)` pair as Table 7a writes it, or None for "—".
+fn pair(cell: &str) -> Option<(u64, u64)> {
+    match ints(cell)[..] {
+        [l, o] => Some((l, o)),
+        [] => None,
+        _ => panic!("not a checkpoint: {cell:?}"),
+    }
+}
+
+/// §5.2, R-32: Table 7a replayed (both searches, the bytes of the source
+/// read, the answer); then every byte of every source of Tables 7 and 7a:
+/// the line that holds it, fewer than 2S source bytes read, and none on a
+/// line longer than S.
+#[test]
+fn line_holding_a_byte_r32() {
+    let spec = spec();
+    let t = table(&spec, "The line holding byte X");
+    let col = |name| t.col(name);
+    let build_over = |src: &[u8], spacing: u64| {
+        let rec = Recording::new(src.to_vec(), 1);
+        let opts = BuildOptions {
+            spacing,
+            page_size: 512,
+            ..BuildOptions::default()
+        };
+        let index = Index::build_in_memory(Box::new(std::sync::Arc::clone(&rec)), &opts).unwrap();
+        rec.take_bytes();
+        (rec, index)
+    };
+    for r in &t.rows {
+        let src = byte_string(strip_ticks(&r[col("Source")]));
+        let spacing: u64 = r[col("Spacing")].parse().unwrap();
+        let x: u64 = r[col("X")].parse().unwrap();
+        let (rec, index) = build_over(&src, spacing);
+        let cp = index.checkpoint_for_offset(x).unwrap();
+        assert_eq!(
+            Some((cp.line, cp.offset)),
+            pair(&r[col("By offset")]),
+            "{r:?}"
+        );
+        match pair(&r[col("By line l + 1")]) {
+            None => assert_eq!(cp.line + 1, index.line_count(), "{r:?}: step 2"),
+            Some(want) => {
+                let next = index.checkpoint_for_line(cp.line + 1).unwrap();
+                assert_eq!((next.line, next.offset), want, "{r:?}: the search by line");
+            }
+        }
+        rec.take_bytes();
+        let line = index.line_at(x).unwrap();
+        assert_eq!(line.to_string(), r[col("Line")], "{r:?}");
+        assert_eq!(rec.take_bytes().to_string(), r[col("Bytes read")], "{r:?}");
+        assert_eq!(
+            line,
+            src[..x as usize].iter().filter(|&&b| b == b'\n').count() as u64,
+            "{r:?}: the line of byte {x} in the source"
+        );
+    }
+    let t7 = table(&spec, "Checkpoint examples");
+    let rows = t7
+        .rows
+        .iter()
+        .map(|r| (&r[t7.col("Source")], &r[t7.col("Spacing")]))
+        .chain(
+            t.rows
+                .iter()
+                .map(|r| (&r[col("Source")], &r[col("Spacing")])),
+        );
+    for (source, spacing) in rows {
+        let src = byte_string(strip_ticks(source));
+        let s: u64 = spacing.parse().unwrap();
+        let (rec, index) = build_over(&src, s);
+        let mut start = 0;
+        for line in src.split_inclusive(|&b| b == b'\n') {
+            let long = line.len() as u64 > s;
+            for x in start..start + line.len() as u64 {
+                let ctx = format!("{source} spacing {s}, byte {x}");
+                let want = src[..x as usize].iter().filter(|&&b| b == b'\n').count() as u64;
+                assert_eq!(index.line_at(x).unwrap(), want, "{ctx}");
+                let read = rec.take_bytes();
+                assert!(read < 2 * s, "{ctx}: {read} bytes read");
+                assert!(
+                    !long || read == 0,
+                    "{ctx}: {read} bytes of a long line read"
+                );
+            }
+            start += line.len() as u64;
+        }
     }
 }
 
@@ -1456,8 +1694,9 @@ fn open_and_read(source: &[u8], sidecar: Vec<u8>) -> (Result<(), Error>, Result<
 fn damage_table() {
     let s = spec();
     let mut vs = vectors(&s);
-    // Cases D-1 … D-27 use V2 (page 1 = leaf with lines 0..31, page 2 =
-    // leaf with 31..40, page 3 = root); D-28 … use the gzip vector V4
+    // Cases D-1 … D-27 and D-44 use V2 (page 1 = leaf with lines 0..31,
+    // page 2 = leaf with 31..40, page 3 = root); those marked "gzip:",
+    // D-28 … D-43, use the gzip vector V4
     // (page 1 = the leaf, page 2 = access points, page 3 = blob; source
     // byte 11 holds the last code bits of the first literal, R-100).
     let v2 = vs.remove("V2").expect("vector V2");
@@ -1473,7 +1712,12 @@ fn damage_table() {
         t.iter().map(|&b| b as u64).collect::<Vec<_>>()
     });
     let t = table(&s, "Damage and the reader");
-    let (cc, wc, ac) = (t.col("Case"), t.col("Detected at"), t.col("Answer"));
+    let (cc, dc, wc, ac) = (
+        t.col("Case"),
+        t.col("Damage"),
+        t.col("Detected at"),
+        t.col("Answer"),
+    );
     let resb = |b: &mut Vec<u8>, f: &dyn Fn(&mut Superblock)| {
         let mut sb = Superblock::decode(&b[..256]).unwrap();
         f(&mut sb);
@@ -1492,8 +1736,7 @@ fn damage_table() {
     for r in &t.rows {
         let case = r[cc].as_str();
         seen.insert(case.to_string());
-        let number: u32 = case.strip_prefix("D-").unwrap().parse().unwrap();
-        let gzip = number >= 28;
+        let gzip = r[dc].starts_with("gzip:");
         let v = if gzip { &v4 } else { &v2 };
         let mut b = v.sidecar.clone();
         let mut src = v.source.clone();
@@ -1577,6 +1820,7 @@ fn damage_table() {
                 assert_eq!(damaged, b"nne\ntwo\nthree\nfour\n", "D-42");
             }
             "D-43" => repage(&mut b, 2, &|pg| pg[rec(1, 37)] = 0x5a),
+            "D-44" => resb(&mut b, &|sb| sb.fingerprint.mtime_nsec = 1_000_000_000),
             other => panic!("table 9 case {other} has no scenario in tests/spec.rs"),
         }
         let (opened, answers) = if gzip {
@@ -1613,7 +1857,37 @@ fn damage_table() {
             (w, _) => panic!("case {case}: unknown detection point {w:?}"),
         }
     }
-    assert_eq!(seen.len(), 43, "table 9 cases: {seen:?}");
+    assert_eq!(seen.len(), 44, "table 9 cases: {seen:?}");
+}
+
+/// opening a sidecar reads page 0 first, then only the root page
+/// and, for a gzip source, the access-point page of record 0: the pages of
+/// Table 9's "open" cases, whatever the sidecar's size.
+#[test]
+fn opening_reads_the_superblock_first_and_at_most_three_pages() {
+    let spec = spec();
+    for (name, v) in vectors(&spec) {
+        let sb = Superblock::decode(&v.sidecar[..256]).unwrap();
+        let rec = Recording::new(v.sidecar.clone(), sb.page_size as u64);
+        Index::from_parts(
+            Box::new(MemSource::new(v.source.clone())),
+            Box::new(std::sync::Arc::clone(&rec)),
+            (0, 0),
+            1 << 20,
+        )
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let pages = rec.pages.lock().unwrap().clone();
+        assert_eq!(pages.first(), Some(&0), "{name}: the superblock first");
+        let mut want = BTreeSet::from([0, sb.root_page as u64]);
+        if sb.source_kind == format::SOURCE_KIND_GZIP {
+            want.insert(sb.gzip.ap_first_page as u64);
+        }
+        assert_eq!(
+            pages.iter().copied().collect::<BTreeSet<_>>(),
+            want,
+            "{name}: {pages:?}"
+        );
+    }
 }
 
 // ---------------------------------------------------------------------------

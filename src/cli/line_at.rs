@@ -13,7 +13,6 @@ pub struct LineAtArgs {
     #[arg(value_parser = super::file_arg())]
     file: PathBuf,
     /// 0-based byte offset (as `grep -b` prints).
-    #[arg(allow_hyphen_values = true)]
     offset: String,
     #[command(flatten)]
     opts: QueryOpts,

@@ -8,19 +8,34 @@ use std::path::PathBuf;
 /// Arguments of `lidx lines`.
 #[derive(Debug, Args)]
 pub struct LinesArgs {
-    /// The text file.
+    /// The text file (`-`: standard input redirected from a file; a file
+    /// named `-n` is `./-n`, or comes after `--`).
     #[arg(value_parser = super::file_arg())]
     file: PathBuf,
-    /// Line ranges, 1-based: N, A:B (inclusive), A: (to the end), :B, A:+K
-    /// (K lines from A). Several ranges print in the order given.
-    #[arg(required = true, allow_hyphen_values = true, value_name = "RANGE")]
+    /// Line ranges, 1-based and inclusive: N, A:B, A: (to the end), :B,
+    /// A:+K (K lines from A); $ is the last line and $-K the line K before
+    /// it (quote them: '$-9:$'). Several ranges print in the order given.
+    ///
+    /// A range stands for the line numbers from its start to its end, and
+    /// the lines outside the file are not printed, at either end: on a
+    /// 5-line file, '$-9:$' prints lines 1 to 5 (as `tail -n 10`), 3:20
+    /// prints lines 3 to 5 (as `sed -n 3,20p`), and '$-9' or 6 prints
+    /// nothing (exit 1). Examples: '$' (the last line, `sed -n '$p'`),
+    /// '$-9:$' (the last 10), ':$-1' (all but the last, `head -n -1`),
+    /// '$-4:+2' (the 5th and 4th last). An end before the start is an
+    /// error when both count from the same side (5:3, '$:$-1'), else it
+    /// selects nothing ('$-2:3' on a 10-line file). In an archive that
+    /// ends early (only the lines before the damage can be read), the last
+    /// line is unknown and a range counting from $ is an error.
+    #[arg(required = true, value_name = "RANGE")]
     ranges: Vec<String>,
     /// Prefix each line with its number and ':' (as `grep -n`).
     #[arg(short = 'n', long = "line-number")]
     numbered: bool,
     /// Keep printing new complete lines as the file grows (as `tail -f`),
     /// keeping the sidecar current; a truncated or replaced file is followed
-    /// again from its first line (with a note on stderr). One range `A:`.
+    /// again from its first line (with a note on stderr). One range `A:`
+    /// ('$-9:' starts with the last 10 lines, as `tail -f`).
     #[arg(short = 'f', long)]
     follow: bool,
     #[command(flatten)]
@@ -28,23 +43,30 @@ pub struct LinesArgs {
 }
 
 pub fn run(a: LinesArgs) -> lidx::Result<Status> {
-    let ranges = a
+    let specs = a
         .ranges
         .iter()
         .map(|r| range::parse(r).map_err(Error::InvalidArgument))
         .collect::<Result<Vec<_>, _>>()?;
     if a.follow {
-        return follow(&a, &ranges);
+        return follow(&a, &specs);
     }
     let index = open_index(&a.file, &a.opts)?;
+    // Every range is resolved before anything is printed: one that cannot
+    // be (`$` in a damaged archive) is an error with no output.
+    let ranges = specs
+        .iter()
+        .map(|s| s.resolve_in(&index))
+        .collect::<Result<Vec<_>, _>>()?;
+    let lines = index.line_count();
     let mut out = super::stdout();
     let mut printed = 0u64;
-    let mut past_end = None;
+    let mut first_empty = None;
     let mut beyond_damage = false;
-    for r in ranges {
-        beyond_damage |= r.end > index.line_count();
-        if r.start >= index.line_count() {
-            past_end.get_or_insert(r.start);
+    for (spec, r) in specs.iter().zip(ranges) {
+        beyond_damage |= r.end > lines;
+        if r.is_empty() || r.start >= lines {
+            first_empty.get_or_insert(spec);
             continue;
         }
         printed += index.write_lines(r, a.numbered, &mut out)?;
@@ -54,26 +76,21 @@ pub fn run(a: LinesArgs) -> lidx::Result<Status> {
         return Err(e);
     }
     if printed == 0 {
-        if let Some(line) = past_end {
-            eprintln!(
-                "lidx: {}: line {} is past the end (the file has {} lines)",
-                a.file.display(),
-                line as u128 + 1,
-                index.line_count()
-            );
+        if let Some(spec) = first_empty {
+            eprintln!("lidx: {}: {}", a.file.display(), spec.why_empty(lines));
         }
         return Ok(1);
     }
     Ok(0)
 }
 
-fn follow(a: &LinesArgs, ranges: &[std::ops::Range<u64>]) -> lidx::Result<Status> {
-    let [r] = ranges else {
+fn follow(a: &LinesArgs, specs: &[range::LineRange]) -> lidx::Result<Status> {
+    let [spec] = specs else {
         return Err(Error::InvalidArgument(
             "--follow takes one range, A: (to the end)".into(),
         ));
     };
-    if r.end != u64::MAX {
+    if !spec.is_open() {
         return Err(Error::InvalidArgument(
             "--follow takes an open range, A: (to the end)".into(),
         ));
@@ -83,7 +100,13 @@ fn follow(a: &LinesArgs, ranges: &[std::ops::Range<u64>]) -> lidx::Result<Status
     if let Some(p) = &a.opts.index {
         oo.sidecar(p);
     }
-    let mut follower = lidx::Follower::new(&a.file, r.start, &oo)?;
+    let start = if spec.counts_from_end() {
+        // '$-9:': the last lines now, then what is appended.
+        spec.resolve_in(&oo.open(&a.file)?.index)?.start
+    } else {
+        spec.resolve(0).start
+    };
+    let mut follower = lidx::Follower::new(&a.file, start, &oo)?;
     let mut out = std::io::stdout().lock();
     loop {
         match follower.poll(a.numbered, &mut out)? {

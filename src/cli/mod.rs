@@ -27,23 +27,35 @@ pub struct Cli {
     command: Command,
 }
 
+// `allow_negative_numbers`: no option of these is a number, so `-1` is a
+// value, and the parser of that value says what is wrong with it (a RANGE
+// never starts with '-'; `--spacing -5` is not a size), rather than clap
+// calling it an unknown option. Not for grep, where GNU grep reads `-5` as
+// `-C 5`: there it stays an unknown option.
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Build (or extend, or refresh) the sidecar index of FILE.
+    #[command(allow_negative_numbers = true)]
     Index(index::IndexArgs),
-    /// Print lines by 1-based number: N, A:B (inclusive), A:, :B, A:+K.
+    /// Print lines by 1-based number: N, A:B (inclusive), A:, :B, A:+K;
+    /// '$' is the last line, '$-K' the K-th before it.
+    #[command(allow_negative_numbers = true)]
     Lines(lines::LinesArgs),
     /// Print the number of lines (as `grep -a -c ''`).
+    #[command(allow_negative_numbers = true)]
     Count(count::CountArgs),
     /// Print the 1-based number of the line holding a 0-based byte offset.
+    #[command(allow_negative_numbers = true)]
     LineAt(line_at::LineAtArgs),
     /// Describe FILE's sidecar: lines, sizes, checkpoints, pages, freshness.
+    #[command(allow_negative_numbers = true)]
     Info(info::InfoArgs),
     /// Search lines matching a regex, restricted to line or byte ranges,
     /// in parallel, with exact line numbers (ripgrep-compatible output).
     Grep(Box<grep::GrepArgs>),
     /// Check every page CRC, the tree and the fingerprint (--full: re-scan
     /// the source and compare every checkpoint).
+    #[command(allow_negative_numbers = true)]
     Verify(verify::VerifyArgs),
 }
 
@@ -103,9 +115,7 @@ pub fn run() -> Status {
                 let _ = e.print();
                 return 2;
             }
-            let text = e.render().to_string();
-            let first = text.lines().next().unwrap_or("invalid arguments");
-            eprintln!("lidx: {}", first.trim_start_matches("error: "));
+            eprintln!("lidx: {}", one_line(&e));
             return 2;
         }
     };
@@ -131,6 +141,35 @@ pub fn run() -> Status {
             2
         }
     }
+}
+
+/// A clap error as one line: the message with its continuation lines
+/// (`... not provided: <FILE>`) and tips (`to pass '-x' as a value, use
+/// '-- -x'`), without the usage text.
+fn one_line(e: &clap::Error) -> String {
+    let text = e.render().to_string();
+    let mut message = String::new();
+    let mut tips = Vec::new();
+    for line in text.lines().map(str::trim) {
+        if line.starts_with("Usage:") || line.starts_with("For more information") {
+            break;
+        }
+        if let Some(tip) = line.strip_prefix("tip: ") {
+            tips.push(tip);
+        } else if !line.is_empty() {
+            if !message.is_empty() {
+                message.push(' ');
+            }
+            message.push_str(line.trim_start_matches("error: "));
+        }
+    }
+    if message.is_empty() {
+        message.push_str("invalid arguments");
+    }
+    if !tips.is_empty() {
+        message.push_str(&format!(" (tip: {})", tips.join("; ")));
+    }
+    message
 }
 
 /// Opens FILE's index as the query commands do: build a missing sidecar,

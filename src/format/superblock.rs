@@ -223,8 +223,10 @@ impl Superblock {
         Ok(sb)
     }
 
-    /// Field sanity checks (R-8..R-12, R-16, R-17): everything a reader relies on before
-    /// it allocates or follows a page number.
+    /// Field sanity checks (R-8..R-12, R-16..R-18): everything a reader
+    /// relies on before it allocates or follows a page number.
+    /// come after R-8 and the source-kind checks (R-15 step 6): they compute
+    /// with the page size and choose their rules by the source kind.
     fn validate(&self, fp_block: u32) -> Result<(), SuperblockError> {
         let bad = |what: String| Err(SuperblockError::Invalid(what));
         if !valid_page_size(self.page_size) {
@@ -267,6 +269,13 @@ impl Superblock {
         }
         if self.spacing == 0 {
             return bad("spacing is 0".into());
+        }
+        if self.fingerprint.mtime_nsec >= 1_000_000_000 {
+            // no file system reports this; damage, not a hint.
+            return bad(format!(
+                "mtime nanoseconds {} is not below 10^9",
+                self.fingerprint.mtime_nsec
+            ));
         }
         if self.height == 0 || self.height > 64 {
             return bad(format!("tree height {} is not in 1..=64", self.height));

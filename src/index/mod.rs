@@ -1,8 +1,9 @@
 //! [`Index`]: an opened sidecar bound to its source, and every query on it.
 //!
-//! Opening reads the superblock only (plus the root page and 2 × 64 KiB of
-//! the source for the fingerprint check): open time and memory do not grow
-//! with the file. A query descends the tree through the page cache to the
+//! Opening reads the superblock, the root page and, for a gzip source, the
+//! access-point page of record 0 (spec R-54), plus 2 × 64 KiB of the source
+//! for the fingerprint check: open time and memory do not grow with the
+//! file. A query descends the tree through the page cache to the
 //! nearest checkpoint at or before its target, then `pread`s the source from
 //! there and counts newlines with `memchr` to the exact answer.
 //!

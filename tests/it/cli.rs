@@ -41,7 +41,7 @@ fn os(p: &Path) -> OsString {
 }
 
 /// True when `tool --version` runs (GNU sed and grep both answer it).
-fn have(tool: &str) -> bool {
+pub fn have(tool: &str) -> bool {
     let ok = crate::run::tool_runs(tool);
     if !ok {
         eprintln!("note: {tool} not on PATH; comparing with the model only");
@@ -49,7 +49,7 @@ fn have(tool: &str) -> bool {
     ok
 }
 
-fn tool(name: &str, args: &[&OsStr], stdin: Option<&[u8]>) -> Vec<u8> {
+pub fn tool(name: &str, args: &[&OsStr], stdin: Option<&[u8]>) -> Vec<u8> {
     let mut child = Command::new(name)
         .args(args)
         .env("LC_ALL", "C")
@@ -72,7 +72,7 @@ fn tool(name: &str, args: &[&OsStr], stdin: Option<&[u8]>) -> Vec<u8> {
 }
 
 /// Files that exercise the conventions.
-fn corpus() -> Vec<(&'static str, Vec<u8>)> {
+pub fn corpus() -> Vec<(&'static str, Vec<u8>)> {
     let mut rng = Rng::new(77);
     let mut with_long = random_text(&mut rng, 300, 40, true);
     with_long.extend(vec![b'L'; 5000]);
@@ -406,6 +406,12 @@ fn bad_arguments_exit_2_with_one_line() {
         "+3",
         "1::2",
         " 1",
+        "$+1",
+        "$-",
+        "$$",
+        "$:$-1",
+        "$-2:$-3",
+        "$:+0",
     ] {
         let o = lidx([os(Path::new("lines")), p.clone(), range.into()]);
         assert_eq!(o.code, 2, "range {range:?}: {o:?}");

@@ -10,6 +10,9 @@
 //! - [`flips`]: the binary against every one-byte change and every
 //!   page-boundary cut of a small plain and gzip sidecar.
 //! - [`cli`]: the real binary against `sed`, `grep` and the model.
+//! - [`args`]: the command line's grammar: options in every position for
+//!   every subcommand, `--`, ranges counted from the end (`$`, `$-K`)
+//!   against `tail`, `head` and `sed`.
 //! - [`grep`]: `lidx grep` against ripgrep, and `Index::search` against a
 //!   per-line model.
 //! - [`gz`]: gzip sources (gzip, pigz, flate2, members, damage) against the
@@ -20,6 +23,7 @@
 //! Run with `cargo test --test it` (about a minute in a debug build on 2
 //! cores; the crash test and the 4 GiB sparse-source scan are the longest).
 
+mod args;
 mod big;
 mod cli;
 mod crash;

@@ -497,10 +497,11 @@ pub fn run(a: GrepArgs) -> lidx::Result<Status> {
         no_unicode: a.no_unicode,
     };
     let matcher = Arc::new(Matcher::new(&patterns, &mopts)?);
-    let mut ranges = Vec::new();
-    for r in &a.lines {
-        ranges.push(super::range::parse(r).map_err(Error::InvalidArgument)?);
-    }
+    let specs = a
+        .lines
+        .iter()
+        .map(|r| super::range::parse(r).map_err(Error::InvalidArgument))
+        .collect::<Result<Vec<_>, _>>()?;
     let byte_ranges = a
         .bytes
         .iter()
@@ -518,6 +519,10 @@ pub fn run(a: GrepArgs) -> lidx::Result<Status> {
         quiet: a.quiet,
     };
     let index = open_index(&file, &qopts)?;
+    let mut ranges = specs
+        .iter()
+        .map(|s| s.resolve_in(&index))
+        .collect::<Result<Vec<_>, _>>()?;
     for b in byte_ranges {
         let c = index.chunk_for_bytes(b)?;
         if c.start < c.end {
