@@ -40,13 +40,11 @@ fn os(p: &Path) -> OsString {
     p.as_os_str().to_owned()
 }
 
-/// True when `tool --version` runs (GNU sed and grep both answer it).
+/// True when `tool --version` runs (GNU sed and grep both answer it);
+/// otherwise the missing-tool rule of [`crate::run::missing_tool`] (the
+/// comparison falls back to the model only, or fails in CI).
 pub fn have(tool: &str) -> bool {
-    let ok = crate::run::tool_runs(tool);
-    if !ok {
-        eprintln!("note: {tool} not on PATH; comparing with the model only");
-    }
-    ok
+    crate::run::have_tool(tool, "comparing with the model only")
 }
 
 pub fn tool(name: &str, args: &[&OsStr], stdin: Option<&[u8]>) -> Vec<u8> {

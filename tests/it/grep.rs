@@ -8,7 +8,8 @@
 //! regex model.
 //!
 //! Tests that need `rg` say `SKIPPED: rg not found` on stderr (past the test
-//! harness's capture) when it is not on PATH. Deliberate differences (see
+//! harness's capture) when it is not on PATH, or fail under
+//! `LIDX_REQUIRE_TOOLS=1` ([`crate::run::missing_tool`]). Deliberate differences (see
 //! the module doc of `src/cli/grep.rs`: no binary-file suppression, line
 //! numbers on by default only for a terminal) are not compared: every run
 //! passes `-n` to both and `-a` to ripgrep.
@@ -23,7 +24,6 @@ use lidx::search::{Kind, Line, Matcher, MatcherOptions, ScanOptions, Sink};
 use lidx::{BuildOptions, Index};
 use std::collections::BTreeMap;
 use std::ffi::OsString;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -54,17 +54,10 @@ fn rg(args: &[OsString]) -> Out {
     }
 }
 
-/// True when `rg` runs; otherwise says `SKIPPED` where it is seen even when
-/// the harness captures test output.
+/// True when `rg` runs; otherwise the missing-tool rule of
+/// [`crate::run::missing_tool`] (SKIPPED, or a failure in CI).
 fn have_rg(test: &str) -> bool {
-    let ok = crate::run::tool_runs("rg");
-    if !ok {
-        let _ = writeln!(
-            std::io::stderr(),
-            "SKIPPED: rg not found: the ripgrep comparisons of grep::{test}"
-        );
-    }
-    ok
+    crate::run::have_tool("rg", &format!("the ripgrep comparisons of grep::{test}"))
 }
 
 fn strs(v: &[&str]) -> Vec<OsString> {

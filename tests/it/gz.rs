@@ -9,7 +9,9 @@
 //! under a fresh sidecar) are errors naming the file, never wrong lines.
 //!
 //! Tools that are not on PATH are reported as `SKIPPED: ...` on stderr
-//! (past the harness's capture) and their cases are left out.
+//! (past the harness's capture) and their cases are left out; under
+//! `LIDX_REQUIRE_TOOLS=1` a missing tool fails the test instead
+//! ([`crate::run::missing_tool`]).
 
 use crate::oracle::{Depth, Model, Rng, SearchHit, check_index, model_search};
 use lidx::format::gzip::{self as fmt, ApRecord};
@@ -34,10 +36,6 @@ const SPAN: u64 = 32 * 1024;
 
 /// Checkpoint spacing of the in-process cases.
 const SPACING: u64 = 1024;
-
-fn say(msg: &str) {
-    let _ = writeln!(std::io::stderr(), "{msg}");
-}
 
 // ---------------------------------------------------------------------
 // Data and archives.
@@ -132,13 +130,10 @@ fn flate(data: &[u8], level: u32) -> Vec<u8> {
     e.finish().unwrap()
 }
 
-/// True when `tool --version` runs; otherwise says SKIPPED.
+/// True when `tool --version` runs; otherwise the missing-tool rule of
+/// [`crate::run::missing_tool`] (SKIPPED, or a failure in CI).
 fn have(tool: &str) -> bool {
-    let ok = crate::run::tool_runs(tool);
-    if !ok {
-        say(&format!("SKIPPED: {tool} not found"));
-    }
-    ok
+    crate::run::have_tool(tool, "the gz comparisons that use it")
 }
 
 /// Runs `name args` with `stdin` fed from a thread; returns stdout and the
@@ -547,7 +542,7 @@ fn gzip_and_pigz_archives_answer_as_their_text() {
         }
     }
     if cases == 0 {
-        say("SKIPPED: neither gzip nor pigz found");
+        crate::run::missing_tool("neither gzip nor pigz found: the command-line archive cases");
     }
 }
 

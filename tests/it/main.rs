@@ -15,13 +15,17 @@
 //!   against `tail`, `head` and `sed`.
 //! - [`grep`]: `lidx grep` against ripgrep, and `Index::search` against a
 //!   per-line model.
+//! - [`rgsuite`]: ripgrep's own test suites (and edge cases) as a table,
+//!   `lidx grep` run four ways (whole file, a checkpoint per line with 4
+//!   workers, gzip, `--lines` ranges) against ripgrep 15.2.0's stored output.
 //! - [`gz`]: gzip sources (gzip, pigz, flate2, members, damage) against the
 //!   decompressed text, `zcat | sed` and `zcat | rg`.
 //! - [`crash`]: `lidx index` killed at random moments leaves the old or a
 //!   complete sidecar.
 //!
-//! Run with `cargo test --test it` (about a minute in a debug build on 2
-//! cores; the crash test and the 4 GiB sparse-source scan are the longest).
+//! Run with `cargo test --test it` (about two minutes in a debug build on
+//! 2 cores; the crash test, the 4 GiB sparse-source scan and `rgsuite`, which
+//! starts some ten thousand processes, are the longest).
 
 mod args;
 mod big;
@@ -33,6 +37,7 @@ mod grep;
 mod gz;
 mod oracle;
 mod props;
+mod rgsuite;
 mod run;
 mod sidecar;
 mod threads;

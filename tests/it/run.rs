@@ -3,6 +3,7 @@
 //! expects clap's multi-line usage text); exactly one stderr line on 2;
 //! never a panic or a backtrace.
 
+use std::io::Write;
 use std::process::Command;
 
 /// The binary under test.
@@ -49,7 +50,8 @@ impl Rules {
 }
 
 /// True when `tool --version` runs (sed, grep, rg, gzip, pigz, gztool all
-/// answer it); callers say what they skip when it does not.
+/// answer it); callers say what they skip when it does not
+/// ([`have_tool`], [`missing_tool`]).
 pub fn tool_runs(tool: &str) -> bool {
     Command::new(tool)
         .arg("--version")
@@ -57,6 +59,34 @@ pub fn tool_runs(tool: &str) -> bool {
         .stderr(std::process::Stdio::null())
         .status()
         .is_ok_and(|s| s.success())
+}
+
+/// True when the environment says every external tool must be present
+/// (`LIDX_REQUIRE_TOOLS=1`, set by CI).
+pub fn tools_required() -> bool {
+    std::env::var_os("LIDX_REQUIRE_TOOLS").is_some_and(|v| v == "1")
+}
+
+/// The one rule for a tool a test needs and cannot find: say
+/// `SKIPPED: {what}` on stderr (written past the test harness's capture, so
+/// it is seen in a passing run), or, under `LIDX_REQUIRE_TOOLS=1`, fail the
+/// test. `what` names the tool and the check that is skipped.
+pub fn missing_tool(what: &str) {
+    assert!(
+        !tools_required(),
+        "LIDX_REQUIRE_TOOLS=1 but a tool is missing: {what}"
+    );
+    let _ = writeln!(std::io::stderr(), "SKIPPED: {what}");
+}
+
+/// True when `tool --version` runs; otherwise applies [`missing_tool`] with
+/// `{tool} not found: {skipped}`.
+pub fn have_tool(tool: &str, skipped: &str) -> bool {
+    let ok = tool_runs(tool);
+    if !ok {
+        missing_tool(&format!("{tool} not found: {skipped}"));
+    }
+    ok
 }
 
 /// Runs `lidx ARGS` with stdin closed and checks `rules` ([`checked`]).
