@@ -13,7 +13,7 @@
 //! right after a match is skipped).
 
 use crate::error::{Error, Result};
-use grep_matcher::{Captures, LineMatchKind, Matcher as _};
+use grep_matcher::{Captures, LineMatchKind, LineTerminator, Matcher as _};
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 
 /// How to interpret and apply the patterns.
@@ -40,6 +40,8 @@ pub struct MatcherOptions {
 pub struct Matcher {
     regex: RegexMatcher,
     crlf: bool,
+    /// Whole buffers may be searched at once (see [`Matcher::find_candidate`]).
+    buffer_search: bool,
 }
 
 impl Matcher {
@@ -79,9 +81,23 @@ impl Matcher {
             };
             Error::InvalidArgument(format!("invalid pattern: {one_line}{hint}"))
         })?;
+        // As ripgrep's searcher decides: a regex that knows the line
+        // terminator, or can never match `\n`, may run over whole buffers;
+        // one with `\A` or `\z` runs line by line, where they mean the
+        // start and end of each line.
+        let term = if opts.crlf {
+            LineTerminator::crlf()
+        } else {
+            LineTerminator::byte(b'\n')
+        };
+        let buffer_search = regex.line_terminator() == Some(term)
+            || regex
+                .non_matching_bytes()
+                .is_some_and(|b| b.contains(b'\n'));
         Ok(Matcher {
             regex,
             crlf: opts.crlf,
+            buffer_search,
         })
     }
 
@@ -116,6 +132,13 @@ impl Matcher {
         }
     }
 
+    /// True when [`Matcher::find_candidate`] may skip lines: otherwise every
+    /// line must be checked alone.
+    #[inline]
+    pub(crate) fn buffer_search(&self) -> bool {
+        self.buffer_search
+    }
+
     /// In `hay` (whole lines), the start of the first line that may match
     /// at or after `at`, or of a line that surely matches: a fast way to
     /// skip lines without matches. `Some((pos, confirmed))`: the line
@@ -134,31 +157,81 @@ impl Matcher {
     /// its terminator, see [`Matcher::content`]), left to right, with
     /// ripgrep's iteration rule: after a match ending at `e`, an empty
     /// match at `e` is skipped. Stops when `f` returns false.
-    pub fn for_each_match(&self, content: &[u8], mut f: impl FnMut(usize, usize) -> bool) {
-        let _ = self.regex.find_iter(content, |m| f(m.start(), m.end()));
-    }
-
-    /// Replaces every match in `content` with `replacement`, in which `$N`,
-    /// `${N}` and `$name` stand for capture groups and `$$` for `$` (as
-    /// `rg -r`). Appends the result to `dst` and, for each match, the span
-    /// its replacement occupies in `dst` to `spans`.
-    pub fn replace(
+    ///
+    /// `preceded`: the line is not the first of what was searched. As in
+    /// ripgrep's printers, the regex then sees the end of the line before
+    /// (so `\A` does not match at the start of this one).
+    pub fn for_each_match(
         &self,
         content: &[u8],
+        preceded: bool,
+        mut f: impl FnMut(usize, usize) -> bool,
+    ) {
+        let mut scratch = Vec::new();
+        let (hay, at) = self.haystack(content, preceded, &mut scratch);
+        let _ = self
+            .regex
+            .find_iter_at(hay, at, |m| f(m.start() - at, m.end() - at));
+    }
+
+    /// The haystack the printers search a line in, and where the line
+    /// starts in it: the line itself, or for a regex with haystack anchors
+    /// (only those can tell) a line that follows another with that line's
+    /// `\n` before it.
+    fn haystack<'a>(
+        &self,
+        content: &'a [u8],
+        preceded: bool,
+        scratch: &'a mut Vec<u8>,
+    ) -> (&'a [u8], usize) {
+        if !preceded || self.buffer_search {
+            return (content, 0);
+        }
+        scratch.clear();
+        scratch.push(b'\n');
+        scratch.extend_from_slice(content);
+        (&scratch[..], 1)
+    }
+
+    /// Replaces every match in `line` (as read, terminator included) with
+    /// `replacement`, in which `$N`, `${N}` and `$name` stand for capture
+    /// groups and `$$` for `$` (as `rg -r`); matches are found as
+    /// [`Matcher::for_each_match`] finds them, and an empty match at the end
+    /// of a line without terminator is left alone. Appends the result,
+    /// terminator included, to `dst` and, for each match, the span its
+    /// replacement occupies in `dst` to `spans`.
+    pub fn replace(
+        &self,
+        line: &[u8],
+        preceded: bool,
         replacement: &[u8],
         dst: &mut Vec<u8>,
         spans: &mut Vec<(usize, usize)>,
     ) {
+        let content = self.content(line);
         let Ok(mut caps) = self.regex.new_captures() else {
-            dst.extend_from_slice(content);
+            dst.extend_from_slice(line);
             return;
         };
+        let mut scratch = Vec::new();
+        let (hay, at) = self.haystack(content, preceded, &mut scratch);
         let regex = &self.regex;
-        let _ = regex.replace_with_captures(content, &mut caps, dst, |caps, dst| {
+        let mut last = at;
+        let _ = regex.captures_iter_at(hay, at, &mut caps, |caps| {
+            let Some(m) = caps.get(0) else {
+                return false;
+            };
+            if m.start() - at >= line.len() {
+                return false;
+            }
+            dst.extend_from_slice(&hay[last..m.start()]);
+            last = m.end();
             let start = dst.len();
-            caps.interpolate(|name| regex.capture_index(name), content, replacement, dst);
+            caps.interpolate(|name| regex.capture_index(name), hay, replacement, dst);
             spans.push((start, dst.len()));
             true
         });
+        dst.extend_from_slice(&hay[last.min(hay.len())..]);
+        dst.extend_from_slice(&line[content.len()..]);
     }
 }

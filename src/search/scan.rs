@@ -299,7 +299,7 @@ impl<'m> Search<'m> {
         // context candidates, with `ring` for earlier regions).
         let mut unreported = 0usize;
         let mut at = 0usize;
-        let fast = !self.opts.invert && !self.opts.passthru;
+        let fast = !self.opts.invert && !self.opts.passthru && self.matcher.buffer_search();
         while at < bytes.len() {
             let mut known = None;
             if fast && self.after_left == 0 && !self.exceeded() {

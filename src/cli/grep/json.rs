@@ -226,9 +226,9 @@ impl Json {
         spans.clear();
         let want = l.kind == Kind::Match || self.opts.invert;
         if want {
-            spans.find(&self.matcher, l);
+            spans.find(&self.matcher, &self.facts, l);
             if let Some(r) = &self.opts.replacement {
-                spans.replace(&self.matcher, l.bytes, r);
+                spans.replace(&self.matcher, &self.facts, l, r);
             }
         }
         if l.kind == Kind::Match {

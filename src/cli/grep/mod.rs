@@ -91,8 +91,11 @@ pub struct GrepArgs {
     #[arg(short = 'q', long)]
     quiet: bool,
     /// With -c: print 0 when nothing is selected.
-    #[arg(long)]
+    #[arg(long, overrides_with = "no_include_zero")]
     include_zero: bool,
+    /// Undo --include-zero.
+    #[arg(long, hide = true, overrides_with = "include_zero")]
+    no_include_zero: bool,
     /// Show line numbers (default when stdout is a terminal).
     #[arg(short = 'n', long = "line-number", overrides_with = "no_line_number")]
     line_number: bool,
@@ -112,16 +115,17 @@ pub struct GrepArgs {
     #[arg(short = 'm', long, value_name = "NUM")]
     max_count: Option<u64>,
     /// Lines of context after each selected line.
-    #[arg(short = 'A', long, value_name = "NUM")]
+    #[arg(short = 'A', long, value_name = "NUM", overrides_with = "passthru")]
     after_context: Option<u64>,
     /// Lines of context before each selected line.
-    #[arg(short = 'B', long, value_name = "NUM")]
+    #[arg(short = 'B', long, value_name = "NUM", overrides_with = "passthru")]
     before_context: Option<u64>,
     /// Lines of context before and after (-A and -B take precedence).
-    #[arg(short = 'C', long, value_name = "NUM")]
+    #[arg(short = 'C', long, value_name = "NUM", overrides_with = "passthru")]
     context: Option<u64>,
-    /// Print every line, the selected ones as matches.
-    #[arg(long)]
+    /// Print every line, the selected ones as matches (the last of this
+    /// and -A/-B/-C wins).
+    #[arg(long, overrides_with_all = ["after_context", "before_context", "context"])]
     passthru: bool,
     /// The separator between context groups.
     #[arg(long, value_name = "SEP", overrides_with = "no_context_separator")]
@@ -168,8 +172,17 @@ pub struct GrepArgs {
     #[arg(long)]
     no_unicode: bool,
     /// Text encoding: auto (skip a UTF-8 byte-order mark) or none (raw bytes).
-    #[arg(short = 'E', long, value_name = "ENCODING", default_value = "auto")]
+    #[arg(
+        short = 'E',
+        long,
+        value_name = "ENCODING",
+        default_value = "auto",
+        overrides_with = "no_encoding"
+    )]
     encoding: String,
+    /// Undo -E (automatic: skip a UTF-8 byte-order mark).
+    #[arg(long, hide = true, overrides_with = "encoding")]
+    no_encoding: bool,
     /// Skip the source (exit 1) if the searched range contains a NUL byte.
     #[arg(long)]
     binary_skip: bool,
@@ -239,17 +252,26 @@ const DEFAULT_COLORS: Colors = Colors {
     matched: b"\x1b[0m\x1b[1m\x1b[31m",
 };
 
-/// What every printed offset depends on: the bytes skipped before the
-/// text (a UTF-8 byte-order mark, which ripgrep does not count).
+/// What printing a line depends on beyond the line: the bytes skipped
+/// before the text (a UTF-8 byte-order mark, which ripgrep does not count),
+/// and where each searched range starts (ripgrep's printers look at the
+/// line before when they find matches, see `Matcher::for_each_match`).
 #[derive(Debug, Default)]
 pub struct LineFacts {
     shift: u64,
+    /// The first offset of each searched range, sorted.
+    starts: Vec<u64>,
 }
 
 impl LineFacts {
     /// The offset printed for source offset `o`.
     fn offset(&self, o: u64) -> u64 {
         o - self.shift
+    }
+
+    /// True when the line at `o` follows another line of its range.
+    fn preceded(&self, o: u64) -> bool {
+        self.starts.binary_search(&o).is_err()
     }
 }
 
@@ -273,11 +295,11 @@ impl Spans {
     /// Finds the matches in line `l`, as ripgrep's printers do: in the line
     /// without its terminator, and not at its very end when it has no
     /// terminator (an empty match there is not reported).
-    fn find(&mut self, matcher: &Matcher, l: &Line<'_>) {
+    fn find(&mut self, matcher: &Matcher, facts: &LineFacts, l: &Line<'_>) {
         let content = matcher.content(l.bytes);
         let o = &mut self.original;
         let len = l.bytes.len();
-        matcher.for_each_match(content, |s, e| {
+        matcher.for_each_match(content, facts.preceded(l.offset), |s, e| {
             if s >= len {
                 return false;
             }
@@ -287,15 +309,14 @@ impl Spans {
     }
 
     /// Replaces the matches in `line` with `replacement` (`-r`).
-    fn replace(&mut self, matcher: &Matcher, line: &[u8], replacement: &[u8]) {
-        let content = matcher.content(line);
+    fn replace(&mut self, matcher: &Matcher, facts: &LineFacts, l: &Line<'_>, replacement: &[u8]) {
         matcher.replace(
-            content,
+            l.bytes,
+            facts.preceded(l.offset),
             replacement,
             &mut self.replaced,
             &mut self.replaced_spans,
         );
-        self.replaced.extend_from_slice(&line[content.len()..]);
         self.has_replacement = !self.replaced_spans.is_empty();
     }
 
@@ -361,6 +382,7 @@ fn merge(mut v: Vec<std::ops::Range<u64>>) -> Vec<std::ops::Range<u64>> {
 /// Counts selected lines and, if asked, their matches (the count modes).
 struct Counter {
     matcher: Arc<Matcher>,
+    facts: Arc<LineFacts>,
     count_matches: bool,
     ends: Vec<usize>,
     selected: u64,
@@ -368,9 +390,10 @@ struct Counter {
 }
 
 impl Counter {
-    fn new(matcher: Arc<Matcher>, count_matches: bool) -> Counter {
+    fn new(matcher: Arc<Matcher>, facts: Arc<LineFacts>, count_matches: bool) -> Counter {
         Counter {
             matcher,
+            facts,
             count_matches,
             ends: Vec::new(),
             selected: 0,
@@ -388,7 +411,8 @@ impl Sink for Counter {
                 // As ripgrep's summary printer: every match, at least one.
                 let content = self.matcher.content(l.bytes);
                 let (mut n, len) = (0u64, l.bytes.len());
-                self.matcher.for_each_match(content, |s, _| {
+                let preceded = self.facts.preceded(l.offset);
+                self.matcher.for_each_match(content, preceded, |s, _| {
                     n += u64::from(s < len);
                     s < len
                 });
@@ -477,7 +501,12 @@ pub fn run(a: GrepArgs) -> lidx::Result<Status> {
             ));
         }
     };
-    let encoding_none = match a.encoding.to_ascii_lowercase().as_str() {
+    let encoding = if a.no_encoding {
+        "auto".to_string()
+    } else {
+        a.encoding.to_ascii_lowercase()
+    };
+    let encoding_none = match encoding.as_str() {
         "auto" => false,
         "none" => true,
         other => {
@@ -572,7 +601,10 @@ pub fn run(a: GrepArgs) -> lidx::Result<Status> {
             }
         }
     }
-    let facts = Arc::new(LineFacts { shift });
+    let facts = Arc::new(LineFacts {
+        shift,
+        starts: chunks.iter().map(|c| c.start).collect(),
+    });
 
     let stdout_tty = std::io::stdout().is_terminal();
     let color = match a.color.as_str() {
@@ -649,14 +681,22 @@ pub fn run(a: GrepArgs) -> lidx::Result<Status> {
     let make = || -> Printer {
         if quiet {
             // Quiet JSON still reports statistics in its summary.
-            return Printer::Count(Counter::new(matcher.clone(), mode == Mode::Json));
+            return Printer::Count(Counter::new(
+                matcher.clone(),
+                facts.clone(),
+                mode == Mode::Json,
+            ));
         }
         match mode {
             Mode::Standard => {
                 Printer::Standard(Standard::new(popts.clone(), facts.clone(), matcher.clone()))
             }
             Mode::Json => Printer::Json(Json::new(jopts.clone(), facts.clone(), matcher.clone())),
-            _ => Printer::Count(Counter::new(matcher.clone(), mode == Mode::CountMatches)),
+            _ => Printer::Count(Counter::new(
+                matcher.clone(),
+                facts.clone(),
+                mode == Mode::CountMatches,
+            )),
         }
     };
 
@@ -669,8 +709,9 @@ pub fn run(a: GrepArgs) -> lidx::Result<Status> {
     // Context crosses chunk boundaries, and with -m the statistics of JSON
     // and the match counts depend on where the search stops: one search,
     // in order. Otherwise chunks are searched in parallel.
-    let sequential =
-        before > 0 || after > 0 || (sopts.max_count.is_some() && mode != Mode::Standard);
+    let sequential = before > 0
+        || after > 0
+        || (sopts.max_count.is_some() && (mode != Mode::Standard || a.passthru));
     let mut done = false;
     let totals = if sequential {
         let mut printer = make();

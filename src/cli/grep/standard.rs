@@ -111,9 +111,9 @@ impl Standard {
         let mut spans = std::mem::take(&mut self.spans);
         spans.clear();
         if want {
-            spans.find(&self.matcher, l);
+            spans.find(&self.matcher, &self.facts, l);
             if let Some(r) = &self.opts.replacement {
-                spans.replace(&self.matcher, l.bytes, r);
+                spans.replace(&self.matcher, &self.facts, l, r);
             }
         }
         let (bytes, matches) = spans.sunk(l.bytes);

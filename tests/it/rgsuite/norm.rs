@@ -191,6 +191,11 @@ pub fn shift_text(out: &[u8], fields: &[Field], lines_by: u64, bytes_by: u64) ->
         for f in fields {
             i = skip_escapes(line, i);
             let digits = line[i..].iter().take_while(|b| b.is_ascii_digit()).count();
+            if digits == 0 && matches!(f, Field::Column) {
+                // No column: the line had no match to point at (a line
+                // selected by -v, say).
+                continue;
+            }
             if digits == 0 {
                 v.extend_from_slice(line);
                 continue 'line;
