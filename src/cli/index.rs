@@ -87,18 +87,12 @@ pub fn run(a: IndexArgs) -> lidx::Result<Status> {
             Action::Damaged => unreachable!("returned above"),
             Action::Rebuilt(v) => format!("rebuilt (the file was {v})"),
         };
-        let pct = if i.source_size > 0 {
-            i.sidecar_size as f64 * 100.0 / i.source_size as f64
-        } else {
-            0.0
-        };
         eprintln!(
-            "lidx: {}: {what}: {} lines, {} checkpoints, {} bytes ({pct:.3}% of {} bytes) in {:.2} s",
+            "lidx: {}: {what}: {}, {}, {} in {:.2} s",
             opened.index.sidecar_path().display(),
-            i.lines,
-            i.checkpoints,
-            i.sidecar_size,
-            i.source_size,
+            lidx::count_of(i.lines, "line", "lines"),
+            lidx::count_of(i.checkpoints, "checkpoint", "checkpoints"),
+            super::info::share(&i),
             start.elapsed().as_secs_f64()
         );
     }

@@ -56,10 +56,10 @@ pub fn run(a: LinesArgs) -> lidx::Result<Status> {
     if printed == 0 {
         if let Some(line) = past_end {
             eprintln!(
-                "lidx: {}: line {} is past the end (the file has {} lines)",
+                "lidx: {}: line {} is past the end (the file has {})",
                 a.file.display(),
                 line as u128 + 1,
-                index.line_count()
+                lidx::count_of(index.line_count(), "line", "lines")
             );
         }
         return Ok(1);

@@ -153,8 +153,8 @@ pub fn open_index(file: &Path, opts: &QueryOpts) -> lidx::Result<Index> {
         // Shown when the command succeeds (an error already says it):
         // answers are limited to the lines before the end of the archive.
         *DAMAGE_WARNING.lock() = Some(format!(
-            "lidx: warning: {what}; the {} lines before it were indexed in memory (no sidecar written)",
-            opened.index.line_count()
+            "lidx: warning: {what}; the {} before it were indexed in memory (no sidecar written)",
+            lidx::count_of(opened.index.line_count(), "line", "lines")
         ));
     } else if !opts.quiet {
         note_action(file, &opened.index, opened.action, start.elapsed());
@@ -173,10 +173,10 @@ pub fn note_action(file: &Path, index: &Index, action: Action, took: std::time::
         Action::Damaged => return,
     };
     eprintln!(
-        "lidx: note: {}: {}: {} lines in {:.2} s",
+        "lidx: note: {}: {}: {} in {:.2} s",
         index.sidecar_path().display(),
         what,
-        index.line_count(),
+        lidx::count_of(index.line_count(), "line", "lines"),
         took.as_secs_f64()
     );
     let _ = file;

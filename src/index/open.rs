@@ -23,9 +23,10 @@ pub enum Action {
     Rebuilt(Verdict),
     /// A rebuild was forced ([`OpenOptions::force`]).
     Forced,
-    /// The source is a gzip archive that ends early (truncated): the lines
-    /// before the end were indexed in memory ([`Index::damage`] says
-    /// where); nothing was written.
+    /// The source is a damaged gzip archive (it ends early, has damaged
+    /// data or trailing garbage): the complete lines before the damage were
+    /// indexed in memory ([`Index::damage`] says what and where); nothing
+    /// was written.
     Damaged,
 }
 
@@ -173,11 +174,9 @@ impl OpenOptions {
             // A damaged gzip archive: no sidecar can describe it, but the
             // lines before the damage stay readable through an in-memory
             // index of them (rebuilt by each process; nothing is written).
-            Err(
-                e @ Error::CorruptSource {
-                    truncated: true, ..
-                },
-            ) if self.refresh || self.force => self.open_damaged(source, e),
+            Err(e @ Error::CorruptSource { .. }) if self.refresh || self.force => {
+                self.open_damaged(source, e)
+            }
             other => other,
         }
     }
@@ -186,11 +185,9 @@ impl OpenOptions {
         let (src, info) = open_source(source)?;
         let mut pages = vec![0u8; self.build.page_size as usize];
         let (sb, found) =
-            match ingest::gzip::build_tolerant(&src, &info, &self.build, &mut pages, &mut |_| {}) {
-                Ok(r) => r,
-                Err(_) => return Err(damage),
-            };
+            ingest::gzip::build_tolerant(&src, &info, &self.build, &mut pages, &mut |_| {})?;
         let Some(found) = found else {
+            // It decoded completely this time: it changed under us.
             return Err(damage);
         };
         pages[..crate::format::SUPERBLOCK_LEN].copy_from_slice(&sb.encode());

@@ -13,6 +13,15 @@ use std::process::{Command, Stdio};
 
 use crate::run::{BIN, Out, Rules, checked};
 
+/// "1 line", "N lines", as messages say it.
+fn n_lines(n: u64) -> String {
+    if n == 1 {
+        "1 line".to_string()
+    } else {
+        format!("{n} lines")
+    }
+}
+
 /// Runs `cmd` and checks the rules every run must follow.
 fn finish(cmd: Command) -> Out {
     finish_with(cmd, true)
@@ -252,9 +261,10 @@ fn lines_every_range_form_matches_sed_and_model() {
                     assert_eq!(
                         g.stderr,
                         format!(
-                            "lidx: {}: line {} is past the end (the file has {n} lines)\n",
+                            "lidx: {}: line {} is past the end (the file has {})\n",
                             path.display(),
-                            first_past + 1
+                            first_past + 1,
+                            n_lines(n)
                         ),
                         "{ctx}"
                     );
@@ -373,7 +383,7 @@ fn line_at_matches_grep_b_and_model() {
             assert!(
                 o.stderr.contains(&path.display().to_string())
                     && o.stderr.contains("past the end")
-                    && o.stderr.contains(&format!("{} lines", m.line_count())),
+                    && o.stderr.contains(&n_lines(m.line_count())),
                 "{name} offset {off}: {}",
                 o.stderr
             );
@@ -779,7 +789,7 @@ fn stale_and_grown_sources_are_refreshed_with_a_note() {
     assert_eq!(o.stdout_str(), "1\n");
     assert!(
         o.stderr
-            .contains("rebuilt (the file was rewritten): 1 lines"),
+            .contains("rebuilt (the file was rewritten): 1 line in"),
         "{}",
         o.stderr
     );
@@ -1182,7 +1192,7 @@ fn index_subcommand() {
     assert_eq!(o.code, 0);
     assert!(
         o.stderr
-            .starts_with(&format!("lidx: {side}: built: 5 lines, 1 checkpoints, ")),
+            .starts_with(&format!("lidx: {side}: built: 5 lines, 1 checkpoint, ")),
         "{}",
         o.stderr
     );
