@@ -128,6 +128,9 @@ pub enum Error {
         source_path: PathBuf,
         /// Where the sidecar was looked for.
         sidecar: PathBuf,
+        /// The source is a gzip archive (for which `lidx index` may find
+        /// damage instead of writing a sidecar).
+        gzip: bool,
     },
     /// The sidecar was built for a different file.
     Foreign {
@@ -268,9 +271,21 @@ impl fmt::Display for Error {
             Error::Missing {
                 source_path,
                 sidecar,
+                gzip: false,
             } => write!(
                 f,
                 "{}: no sidecar ({} does not exist; run `lidx index {}`)",
+                source_path.display(),
+                sidecar.display(),
+                source_path.display()
+            ),
+            Error::Missing {
+                source_path,
+                sidecar,
+                gzip: true,
+            } => write!(
+                f,
+                "{}: no sidecar ({} does not exist): `lidx index {}` writes one unless the archive is damaged or ends early; then none can be written, and the query commands read its complete lines without one",
                 source_path.display(),
                 sidecar.display(),
                 source_path.display()

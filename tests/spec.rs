@@ -389,6 +389,7 @@ fn vectors(spec: &str) -> BTreeMap<String, Vector> {
                 page_size: param("page_size") as u32,
                 buffer_size: 1 << 17,
                 span: span.unwrap_or(DEFAULT_SPAN),
+                plain: false,
             };
             assert!(kv.is_empty(), "{info:?}: unexpected parameters {kv:?}");
             let bytes = parse_hex(&info, &body);

@@ -159,6 +159,9 @@ pub fn open_index(file: &Path, opts: &QueryOpts) -> lidx::Result<Index> {
     } else if !opts.quiet {
         note_action(file, &opened.index, opened.action, start.elapsed());
     }
+    if let Some(w) = &opened.warning {
+        eprintln!("lidx: warning: {w}");
+    }
     Ok(opened.index)
 }
 

@@ -4,6 +4,7 @@ use super::locate::{self, is_permission_error};
 use super::{DEFAULT_CACHE_BYTES, Index, read_superblock};
 use crate::error::{Error, Result};
 use crate::ingest::fingerprint::{self, Verdict};
+use crate::ingest::sniff::{self, Sniffed};
 use crate::ingest::writer::AtomicFile;
 use crate::ingest::{self, BuildOptions, SourceInfo};
 use crate::io::{FileSource, ReadAt};
@@ -37,6 +38,10 @@ pub struct Opened {
     pub index: Index,
     /// What was done.
     pub action: Action,
+    /// A warning about the source found while building its sidecar: it
+    /// does not look like text (raw deflate, compressed or random data;
+    /// see [`crate::ingest::sniff`]). It was indexed as plain bytes.
+    pub warning: Option<String>,
 }
 
 /// How to open a source's index.
@@ -122,6 +127,17 @@ impl OpenOptions {
         self
     }
 
+    /// Builds index the source as plain bytes, whatever its first bytes
+    /// say ([`BuildOptions::plain`]): a file that starts with the gzip
+    /// magic without being gzip, or compressed data whose bytes are wanted
+    /// as they are. Without it, a build refuses data in another compression
+    /// format ([`Error::UnsupportedSource`]). A fresh sidecar is used as it
+    /// is, whichever way it was built.
+    pub fn plain(&mut self, yes: bool) -> &mut OpenOptions {
+        self.build.plain = yes;
+        self
+    }
+
     /// Opens the existing sidecar of `source` whatever its freshness (for
     /// `info` and `verify`): the verdict is in [`Index::verdict`]. Never
     /// builds or writes anything.
@@ -139,13 +155,28 @@ impl OpenOptions {
             }
         };
         if !path.exists() {
-            return Err(Error::Missing {
-                source_path: source.to_path_buf(),
-                sidecar: path,
-            });
+            return Err(self.missing(&src, source, path)?);
         }
         let side = FileSource::open(&path)?;
         Index::from_parts(Box::new(src), Box::new(side), info.mtime, self.cache_bytes)
+    }
+
+    /// The error for a source without a sidecar: [`Error::Missing`], or
+    /// [`Error::UnsupportedSource`] when no sidecar could be built for it.
+    fn missing(&self, src: &FileSource, source: &Path, sidecar: PathBuf) -> Result<Error> {
+        let gzip = if self.build.plain {
+            false
+        } else {
+            match sniff::sniff(src)? {
+                Sniffed::Compressed(f) => return Ok(unsupported(source, f)),
+                s => s == Sniffed::Gzip,
+            }
+        };
+        Ok(Error::Missing {
+            source_path: source.to_path_buf(),
+            sidecar,
+            gzip,
+        })
     }
 
     /// `source` resolved by [`locate::named_source`]; with an explicit
@@ -201,6 +232,7 @@ impl OpenOptions {
         Ok(Opened {
             index,
             action: Action::Damaged,
+            warning: None,
         })
     }
 
@@ -240,6 +272,7 @@ impl OpenOptions {
                 return Ok(Opened {
                     index,
                     action: Action::Opened,
+                    warning: None,
                 });
             }
             found.push((path.clone(), *in_cache_dir, opened));
@@ -285,7 +318,7 @@ impl OpenOptions {
                                 }
                             })
                         })?;
-                        return self.reopen(src, &dest, info.mtime, Action::Extended);
+                        return self.reopen(src, &dest, info.mtime, Action::Extended, None);
                     }
                     verdict => {
                         index.check_not_foreign()?;
@@ -296,9 +329,15 @@ impl OpenOptions {
                                 verdict,
                             });
                         }
-                        let dest =
+                        let (dest, warning) =
                             self.rebuild(&src, &info, &path, source, in_cache_dir, progress)?;
-                        return self.reopen(src, &dest, info.mtime, Action::Rebuilt(verdict));
+                        return self.reopen(
+                            src,
+                            &dest,
+                            info.mtime,
+                            Action::Rebuilt(verdict),
+                            warning,
+                        );
                     }
                 },
             }
@@ -311,21 +350,21 @@ impl OpenOptions {
             None => candidates[0].clone(),
         };
         if !self.refresh && !self.force {
-            return Err(Error::Missing {
-                source_path: source.to_path_buf(),
-                sidecar: path,
-            });
+            return Err(self.missing(&src, source, path)?);
         }
         let existed = path.exists();
-        let dest = self.rebuild(&src, &info, &path, source, in_cache_dir, progress)?;
+        let (dest, warning) = self.rebuild(&src, &info, &path, source, in_cache_dir, progress)?;
         let action = match (existed, self.force) {
             (false, _) => Action::Built,
             (true, true) => Action::Forced,
             (true, false) => Action::Rebuilt(Verdict::Rewritten),
         };
-        self.reopen(src, &dest, info.mtime, action)
+        self.reopen(src, &dest, info.mtime, action, warning)
     }
 
+    /// Builds `source`'s sidecar from scratch; returns where it went and a
+    /// warning about the source. Data in another compression format is
+    /// refused unless [`OpenOptions::plain`].
     fn rebuild(
         &self,
         src: &FileSource,
@@ -334,14 +373,24 @@ impl OpenOptions {
         source: &Path,
         in_cache_dir: bool,
         progress: &mut dyn FnMut(u64, u64),
-    ) -> Result<PathBuf> {
-        self.writable(path, source, in_cache_dir, |dest| {
+    ) -> Result<(PathBuf, Option<String>)> {
+        let warning = if self.build.plain {
+            None
+        } else {
+            match sniff::sniff(src)? {
+                Sniffed::Compressed(f) => return Err(unsupported(source, f)),
+                Sniffed::Plain(w) => w.map(|w| format!("{}: {w}", source.display())),
+                Sniffed::Gzip => None,
+            }
+        };
+        let dest = self.writable(path, source, in_cache_dir, |dest| {
             write_sidecar(dest, self.build.page_size, |sink| {
                 ingest::build(src, info, &self.build, sink, &mut |d| {
                     progress(d, src.len())
                 })
             })
-        })
+        })?;
+        Ok((dest, warning))
     }
 
     /// Runs `write(dest)`; when `dest` is next to the source and not
@@ -376,10 +425,23 @@ impl OpenOptions {
         sidecar: &Path,
         mtime: (i64, u32),
         action: Action,
+        warning: Option<String>,
     ) -> Result<Opened> {
         let side = FileSource::open(sidecar)?;
         let index = Index::from_parts(Box::new(src), Box::new(side), mtime, self.cache_bytes)?;
-        Ok(Opened { index, action })
+        Ok(Opened {
+            index,
+            action,
+            warning,
+        })
+    }
+}
+
+fn unsupported(source: &Path, f: sniff::Format) -> Error {
+    Error::UnsupportedSource {
+        path: source.to_path_buf(),
+        format: f.name().to_string(),
+        why: f.why(),
     }
 }
 
