@@ -215,8 +215,28 @@ impl OpenOptions {
     fn open_damaged(&self, source: &Path, damage: Error) -> Result<Opened> {
         let (src, info) = open_source(source)?;
         let mut pages = vec![0u8; self.build.page_size as usize];
-        let (sb, found) =
-            ingest::gzip::build_tolerant(&src, &info, &self.build, &mut pages, &mut |_| {})?;
+        let (sb, found) = match ingest::gzip::build_tolerant(
+            &src,
+            &info,
+            &self.build,
+            &mut pages,
+            &mut |_| {},
+        ) {
+            Ok(r) => r,
+            // Not even the first member's header is right: maybe the
+            // file only starts like gzip.
+            Err(Error::Damaged { what, lines: 0 })
+                if matches!(damage, Error::CorruptSource { offset: 0, .. }) =>
+            {
+                return Err(Error::Damaged {
+                    what: format!(
+                        "{what} (if it is not a gzip file, `lidx index --plain` indexes its bytes)"
+                    ),
+                    lines: 0,
+                });
+            }
+            Err(e) => return Err(e),
+        };
         let Some(found) = found else {
             // It decoded completely this time: it changed under us.
             return Err(damage);
