@@ -152,9 +152,11 @@ pub fn open_index(file: &Path, opts: &QueryOpts) -> lidx::Result<Index> {
     if let Some(what) = opened.index.damage() {
         // Shown when the command succeeds (an error already says it):
         // answers are limited to the lines before the end of the archive.
+        let n = opened.index.line_count();
         *DAMAGE_WARNING.lock() = Some(format!(
-            "lidx: warning: {what}; the {} before it were indexed in memory (no sidecar written)",
-            lidx::count_of(opened.index.line_count(), "line", "lines")
+            "lidx: warning: {what}; the {} before it {} indexed in memory (no sidecar written)",
+            lidx::count_of(n, "line", "lines"),
+            if n == 1 { "was" } else { "were" }
         ));
     } else if !opts.quiet {
         note_action(file, &opened.index, opened.action, start.elapsed());

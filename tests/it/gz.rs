@@ -1421,3 +1421,711 @@ fn read_everywhere(index: &Index, text: &[u8], ctx: &str) {
         }
     }
 }
+
+// ---------------------------------------------------------------------
+// Issue 9: trailing bytes, header CRCs, damage like truncation, other
+// formats. Oracles: zcat (its output, exit status and warnings), the text
+// the archive was made from, and the archive's own structure.
+
+/// Runs `tool args` with stdin closed: exit status, stdout, stderr.
+fn tool(name: &str, args: &[&OsStr]) -> (i32, Vec<u8>, String) {
+    let o = Command::new(name)
+        .args(args)
+        .env("LC_ALL", "C")
+        .env_remove("GZIP")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    (
+        o.status.code().unwrap_or(-1),
+        o.stdout,
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+/// The complete lines of `text`: up to and including its last `\n`.
+fn complete_lines(text: &[u8]) -> &[u8] {
+    &text[..text.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1)]
+}
+
+/// "1 line", "N lines".
+fn n_lines(n: u64) -> String {
+    if n == 1 {
+        "1 line".into()
+    } else {
+        format!("{n} lines")
+    }
+}
+
+/// `path`'s sidecar does not exist, nor any temporary file beside it.
+fn no_sidecar_for(path: &Path, ctx: &str) {
+    let name = path.file_name().unwrap().to_str().unwrap();
+    let left: Vec<String> = std::fs::read_dir(path.parent().unwrap())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(name) && n != name)
+        .collect();
+    assert!(left.is_empty(), "{ctx}: left behind {left:?}");
+}
+
+/// What every command answers for an archive whose readable text is
+/// `readable` (complete lines only) before damage described by `damage`
+/// (the start of the error message after `FILE: `): `lines 1:` prints the
+/// readable lines and fails naming the damage and the line count;
+/// `count` and answers past them fail the same way; answers within them
+/// succeed with the warning; `index` writes nothing and says so; `info`
+/// and `verify` say why there is no sidecar. Nothing is left behind.
+fn check_damaged(path: &Path, readable: &[u8], damage: &str, ctx: &str) {
+    let p = path.to_str().unwrap();
+    let m = Model::new(readable.to_vec());
+    let n = m.line_count();
+    let what = format!("{p}: {damage}");
+    let error = if n == 0 {
+        format!("lidx: {what}; 0 lines can be read (no complete line before the damage)\n")
+    } else {
+        format!(
+            "lidx: {what}; only the {} before the damage can be read\n",
+            n_lines(n)
+        )
+    };
+    let o = lidx(around(&["lines"], path, &["1:"]));
+    assert_eq!(o.code, 2, "{ctx}: lines 1:");
+    assert!(
+        o.stdout == readable,
+        "{ctx}: lines 1: prints the readable lines"
+    );
+    assert!(
+        o.stderr.starts_with(&format!("lidx: {what}")),
+        "{ctx}: {}",
+        o.stderr
+    );
+    assert!(
+        o.stderr.ends_with(&error[error.find("; ").unwrap()..]),
+        "{ctx}: {}",
+        o.stderr
+    );
+    let o = lidx(args(&["count"], path));
+    assert_eq!((o.code, o.stdout.len()), (2, 0), "{ctx}: count");
+    assert!(
+        o.stderr.starts_with(&format!("lidx: {what}")),
+        "{ctx}: {}",
+        o.stderr
+    );
+    assert!(
+        o.stderr.ends_with(&error[error.find("; ").unwrap()..]),
+        "{ctx}: {}",
+        o.stderr
+    );
+    let o = lidx(around(&["lines"], path, &[&(n + 1).to_string()]));
+    assert_eq!((o.code, o.stdout.len()), (2, 0), "{ctx}: line past them");
+    let o = lidx(around(&["line-at"], path, &[&m.len().to_string()]));
+    assert_eq!((o.code, o.stdout.len()), (2, 0), "{ctx}: offset past them");
+    let o = lidx(args(&["index"], path));
+    assert_eq!(o.code, 2, "{ctx}: index");
+    if n > 0 {
+        let warning = format!(
+            "lidx: warning: {what}; the {} before it {} indexed in memory (no sidecar written)\n",
+            n_lines(n),
+            if n == 1 { "was" } else { "were" }
+        );
+        let o = lidx(around(&["lines"], path, &[&n.to_string()]));
+        assert_eq!(o.code, 0, "{ctx}: last readable line: {}", o.stderr);
+        assert!(
+            o.stdout == m.bytes(m.span(n - 1)),
+            "{ctx}: last readable line"
+        );
+        assert!(
+            o.stderr
+                .starts_with(&warning[..warning.find("; ").unwrap()]),
+            "{ctx}: {}",
+            o.stderr
+        );
+        assert!(
+            o.stderr.ends_with(&warning[warning.find("; ").unwrap()..]),
+            "{ctx}: {}",
+            o.stderr
+        );
+        for off in [0, m.len() / 2, m.len() - 1] {
+            let o = lidx(around(&["line-at"], path, &[&off.to_string()]));
+            let want = m.line_at(off).unwrap() + 1;
+            assert_eq!(
+                o.stdout,
+                format!("{want}\n").into_bytes(),
+                "{ctx}: line-at {off}"
+            );
+        }
+        assert_eq!(
+            o.stderr.lines().count(),
+            1,
+            "{ctx}: one warning: {}",
+            o.stderr
+        );
+        let o = lidx(args(&["index"], path));
+        assert!(
+            o.stderr.ends_with(&format!(
+                "; no sidecar is written for a damaged archive: the query commands read the {} before the damage from an in-memory index\n",
+                if n == 1 { "1 complete line".to_string() } else { format!("{n} complete lines") }
+            )),
+            "{ctx}: index: {}",
+            o.stderr
+        );
+    }
+    let missing = format!(
+        "lidx: {p}: no sidecar ({p}.lidx does not exist): `lidx index {p}` writes one unless the archive is damaged or ends early; then none can be written, and the query commands read its complete lines without one\n"
+    );
+    for cmd in ["info", "verify"] {
+        let o = lidx(args(&[cmd], path));
+        assert_eq!(
+            (o.code, o.stderr.as_str()),
+            (2, missing.as_str()),
+            "{ctx}: {cmd}"
+        );
+    }
+    let o = lidx(around(&["lines", "--no-build"], path, &["1"]));
+    assert_eq!(
+        (o.code, o.stderr.as_str()),
+        (2, missing.as_str()),
+        "{ctx}: --no-build"
+    );
+    no_sidecar_for(path, ctx);
+}
+
+/// GNU gzip's `tests/trailing-nul` (`(echo 0 | gzip; printf '\0')`, which
+/// zcat accepts) and any number of zero bytes after the last member: the
+/// sidecar is written and every answer is the text's, as zcat prints it.
+#[test]
+fn trailing_zero_bytes_are_padding() {
+    let dir = tempfile::tempdir().unwrap();
+    let zcat = have("zcat");
+    let text = log_text(31, 300_000, &[]);
+    let cases: Vec<(&[u8], Vec<u8>)> = vec![
+        (
+            b"0\n",
+            compress_with("gzip", &[], b"0\n").unwrap_or_else(|| flate(b"0\n", 6)),
+        ),
+        (
+            &text,
+            compress_with("gzip", &["-6"], &text).unwrap_or_else(|| flate(&text, 6)),
+        ),
+    ];
+    for (k, (t, archive)) in cases.iter().enumerate() {
+        for zeros in [1, 2, 3, 511, 70_000] {
+            let ctx = format!("archive {k} + {zeros} zeros");
+            let path = dir.path().join(format!("z{k}-{zeros}.gz"));
+            let mut bad = archive.clone();
+            bad.extend(vec![0u8; zeros]);
+            std::fs::write(&path, &bad).unwrap();
+            if zcat {
+                let (code, out, err) = tool("zcat", &[path.as_os_str()]);
+                assert_eq!((code, err.as_str()), (0, ""), "{ctx}: zcat");
+                assert!(out == *t, "{ctx}: zcat's text");
+            }
+            let o = lidx(args(&["index", "-q"], &path));
+            assert_eq!((o.code, o.stderr.as_str()), (0, ""), "{ctx}: index");
+            assert!(
+                dir.path().join(format!("z{k}-{zeros}.gz.lidx")).exists(),
+                "{ctx}: sidecar"
+            );
+            let m = Model::new(t.to_vec());
+            let o = lidx(args(&["count"], &path));
+            assert_eq!(
+                o.stdout,
+                format!("{}\n", m.line_count()).into_bytes(),
+                "{ctx}"
+            );
+            let o = lidx(around(&["lines"], &path, &["1:"]));
+            assert_eq!(o.code, 0, "{ctx}");
+            assert!(o.stdout == *t, "{ctx}: lines 1:");
+            let o = lidx(args(&["verify", "--full"], &path));
+            assert_eq!(o.code, 0, "{ctx}: verify --full: {}", o.stderr);
+        }
+    }
+}
+
+/// Bytes after the last member that are neither a member nor zero
+/// padding: zcat prints the text, warns "trailing garbage ignored" and
+/// exits 2; lidx answers within the complete lines of the members (a last
+/// line without a newline might continue in what the garbage hides) and
+/// fails past them naming the garbage, exit 2. Tails that start with the
+/// gzip magic are a member cut short (zcat: "unexpected end of file").
+#[test]
+fn trailing_garbage_is_damage_after_the_last_member() {
+    let dir = tempfile::tempdir().unwrap();
+    let zcat = have("zcat");
+    let with_final = log_text(32, 120_000, &[]);
+    let mut ended = log_text(33, 90_000, &[]);
+    ended.extend(b"\n");
+    for (t, tname) in [(&with_final, "no final newline"), (&ended, "final newline")] {
+        let a =
+            compress_with("gzip", &["-9"], &t[..50_000]).unwrap_or_else(|| flate(&t[..50_000], 9));
+        let mut archive = a.clone();
+        archive.extend(flate(&t[50_000..], 1));
+        for (tail, kind) in [
+            (&b"garbage\n"[..], "garbage"),
+            (b"\0\0x", "garbage"),
+            (b"\n", "garbage"),
+            (b"\n\n", "garbage"),
+            (b"PK\x03\x04\x14\x00\x00\x00", "garbage"),
+            (b"\x1f", "cut"),
+            (b"\x1f\x8b\x08\x00", "cut"),
+        ] {
+            let ctx = format!("{tname} + {tail:?}");
+            let path = dir.path().join("tail.log.gz");
+            let mut bad = archive.clone();
+            bad.extend(tail);
+            std::fs::write(&path, &bad).unwrap();
+            if zcat {
+                let (code, out, err) = tool("zcat", &[path.as_os_str()]);
+                assert!(out == *t, "{ctx}: zcat prints the text");
+                // gzip reads a two-byte magic before it judges: one byte
+                // that is not `1f` is "unexpected end of file" to it, and
+                // trailing garbage to lidx (it cannot start a member).
+                if kind == "garbage" && tail.len() > 1 {
+                    assert_eq!(code, 2, "{ctx}: zcat: {err}");
+                    assert!(err.contains("trailing garbage ignored"), "{ctx}: {err}");
+                } else {
+                    assert_eq!(code, 1, "{ctx}: zcat: {err}");
+                    assert!(err.contains("unexpected end of file"), "{ctx}: {err}");
+                }
+            }
+            let damage = if kind == "garbage" {
+                format!(
+                    "trailing garbage after the last gzip member, from compressed byte {}: {} that {} neither a gzip member nor zero padding",
+                    archive.len(),
+                    if tail.len() == 1 {
+                        "1 byte".to_string()
+                    } else {
+                        format!("{} bytes", tail.len())
+                    },
+                    if tail.len() == 1 { "is" } else { "are" }
+                )
+            } else {
+                format!(
+                    "corrupt gzip data near compressed byte {}: truncated member header (the archive ends early)",
+                    archive.len()
+                )
+            };
+            check_damaged(&path, complete_lines(t), &damage, &ctx);
+        }
+    }
+}
+
+/// One member of gzip data for `data` with an FHCRC field (RFC 1952
+/// §2.3.1: the low 16 bits of the CRC-32 of the header before it), right
+/// or off by one bit. Neither gzip nor flate2 write one.
+fn member_with_fhcrc(data: &[u8], right: bool) -> Vec<u8> {
+    let plain = flate(data, 6);
+    let h = header_len(&plain);
+    let mut out = plain[..h].to_vec();
+    out[3] |= 2;
+    let crc = crc32fast::hash(&out) as u16 ^ u16::from(!right);
+    out.extend(crc.to_le_bytes());
+    out.extend(&plain[h..]);
+    out
+}
+
+/// FHCRC is checked as gzip checks it ("header checksum ... != computed"):
+/// a right one is indexed, a wrong one is damage at its member, which
+/// keeps the complete lines of the members before it.
+#[test]
+fn header_crc_is_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let zcat = have("zcat");
+    let text = log_text(34, 150_000, &[]);
+    let (a, rest) = text.split_at(60_000);
+    let (b, c) = rest.split_at(40_000);
+    for right in [true, false] {
+        let mut archive = flate(a, 6);
+        let second = archive.len();
+        archive.extend(member_with_fhcrc(b, right));
+        archive.extend(flate(c, 6));
+        let path = dir.path().join(format!("fhcrc-{right}.gz"));
+        std::fs::write(&path, &archive).unwrap();
+        if zcat {
+            let (code, out, err) = tool("zcat", &[path.as_os_str()]);
+            if right {
+                assert_eq!((code, err.as_str()), (0, ""), "zcat");
+                assert!(out == text, "zcat's text");
+            } else {
+                assert_eq!(code, 1, "zcat: {err}");
+                assert!(err.contains("header checksum"), "{err}");
+                assert!(out == a, "zcat stops at the second member");
+            }
+        }
+        if right {
+            let o = lidx(args(&["index", "-q"], &path));
+            assert_eq!(o.code, 0, "{}", o.stderr);
+            let o = lidx(around(&["lines"], &path, &["1:"]));
+            assert!(o.stdout == text && o.code == 0, "right FHCRC: {}", o.stderr);
+        } else {
+            let h = &archive[second..];
+            let stored = u16::from_le_bytes([h[10], h[11]]);
+            let damage = format!(
+                "corrupt gzip data near compressed byte {second}: member header CRC is {:#06x}, its FHCRC field says {stored:#06x}",
+                stored ^ 1
+            );
+            check_damaged(&path, complete_lines(a), &damage, "wrong FHCRC in member 2");
+            // In the first member: no line can be read.
+            let mut first = member_with_fhcrc(a, false);
+            first.extend(flate(b, 6));
+            std::fs::write(&path, &first).unwrap();
+            let o = lidx(args(&["count"], &path));
+            assert_eq!(o.code, 2);
+            assert!(
+                o.stderr.contains("member header CRC is")
+                    && o.stderr
+                        .ends_with("0 lines can be read (no complete line before the damage)\n"),
+                "{}",
+                o.stderr
+            );
+        }
+    }
+}
+
+/// The BGZF blocks of `archive` (one gzip member each, RFC 1952 with the
+/// `BC` extra subfield holding the block size): (byte offset, text
+/// offset) of each, from the file's own structure.
+fn bgzf_blocks(archive: &[u8]) -> Vec<(usize, u64)> {
+    let mut out = Vec::new();
+    let (mut at, mut text) = (0usize, 0u64);
+    while at < archive.len() {
+        let b = &archive[at..];
+        assert_eq!(&b[..4], b"\x1f\x8b\x08\x04", "BGZF member at {at}");
+        let xlen = u16::from_le_bytes([b[10], b[11]]) as usize;
+        let extra = &b[12..12 + xlen];
+        let bc = extra
+            .windows(2)
+            .position(|w| w == b"BC")
+            .expect("BC subfield");
+        let bsize = u16::from_le_bytes([extra[bc + 4], extra[bc + 5]]) as usize + 1;
+        let isize = u32::from_le_bytes(b[bsize - 4..bsize].try_into().unwrap());
+        out.push((at, text));
+        at += bsize;
+        text += isize as u64;
+    }
+    out
+}
+
+/// Issue 9, item 11: one bad block of a BGZF file (`bgzip`: a member per
+/// 64 KiB block) keeps the complete lines of the blocks before it
+/// readable, as truncation does, with the same warning and error rules; a
+/// bad first block leaves 0 lines. Damage is a wrong CRC-32 in the
+/// block's trailer (zcat: "crc error") or a flipped deflate byte.
+#[test]
+fn one_bad_bgzf_block_keeps_the_lines_before_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = log_text(35, 700_000, &[]);
+    let archive = match compress_with("bgzip", &[], &text) {
+        Some(a) => a,
+        None => return,
+    };
+    let blocks = bgzf_blocks(&archive);
+    assert!(blocks.len() >= 8, "{} blocks", blocks.len());
+    let zcat = have("zcat");
+    let k = blocks.len() / 2;
+    let (at, text_at) = blocks[k];
+    let end = blocks[k + 1].0;
+    for (how, pos, bit) in [
+        ("CRC-32 of block k", end - 8, 0x01u8),
+        (
+            "a deflate byte of block k",
+            at + 18 + (end - at - 26) / 2,
+            0x10,
+        ),
+        ("CRC-32 of block 0", blocks[1].0 - 8, 0x01),
+    ] {
+        let mut bad = archive.clone();
+        bad[pos] ^= bit;
+        let path = dir.path().join("bad-block.log.bgz");
+        std::fs::write(&path, &bad).unwrap();
+        let first = how.ends_with("block 0");
+        let before = if first { 0 } else { text_at as usize };
+        if zcat {
+            let (code, out, err) = tool("zcat", &[path.as_os_str()]);
+            assert_eq!(code, 1, "{how}: zcat: {err}");
+            assert!(
+                out.starts_with(&text[..before]),
+                "{how}: zcat agrees before the block"
+            );
+        }
+        let o = lidx(args(&["count"], &path));
+        let prefix = format!("lidx: {}: ", path.display());
+        let what = o
+            .stderr
+            .strip_prefix(&prefix)
+            .and_then(|r| r.split_once("; "))
+            .map(|(w, _)| w.to_string())
+            .unwrap_or_else(|| panic!("{how}: {}", o.stderr));
+        assert!(
+            what.starts_with("corrupt gzip data near compressed byte "),
+            "{how}: {what}"
+        );
+        if how.starts_with("CRC") {
+            assert!(what.contains(": member CRC-32 is "), "{how}: {what}");
+        }
+        check_damaged(&path, complete_lines(&text[..before]), &what, how);
+    }
+}
+
+/// What `grep -a -c ''` counts in `bytes`.
+fn raw_line_count(bytes: &[u8]) -> u64 {
+    bytes.iter().filter(|&&b| b == b'\n').count() as u64
+        + u64::from(bytes.last().is_some_and(|&b| b != b'\n'))
+}
+
+/// `path` is indexed with `--plain` and then answers as its raw bytes.
+fn check_plain(path: &Path, bytes: &[u8], ctx: &str) {
+    let o = lidx(args(&["index", "-q", "--plain"], path));
+    assert_eq!((o.code, o.stderr.as_str()), (0, ""), "{ctx}: index --plain");
+    let o = lidx(args(&["count"], path));
+    assert_eq!(
+        o.stdout,
+        format!("{}\n", raw_line_count(bytes)).into_bytes(),
+        "{ctx}: count of the bytes"
+    );
+    let o = lidx(around(&["lines"], path, &["1:"]));
+    assert!(
+        o.code == 0 && o.stdout == bytes,
+        "{ctx}: lines 1: are the bytes"
+    );
+}
+
+/// Issue 9, item 13: data in another compression format is refused by
+/// name (exit 2, one line naming the file and the format, no sidecar),
+/// by the query commands, `index` and `info`; `index --plain` indexes its
+/// bytes as they are. Each file is first checked with its own tool, which
+/// must give the text back.
+#[test]
+fn other_compressed_formats_are_refused_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = log_text(36, 100_000, &[]);
+    let hint = "(decompress it first, or index its bytes as they are with `lidx index --plain`)";
+    let mut cases: Vec<(&str, Vec<u8>, &str)> = Vec::new();
+    for (name, tool_name, args, decompress, format) in [
+        (
+            "zstd",
+            "zstd",
+            &["-q"][..],
+            &["-dc"][..],
+            "zstd data: not supported yet",
+        ),
+        (
+            "xz",
+            "xz",
+            &[][..],
+            &["-dc"][..],
+            "xz data: not supported yet",
+        ),
+        (
+            "lzma",
+            "xz",
+            &["--format=lzma"][..],
+            &["--format=lzma", "-dc"][..],
+            "lzma data: not supported yet",
+        ),
+        (
+            "bzip2",
+            "bzip2",
+            &[][..],
+            &["-dc"][..],
+            "bzip2 data: not supported yet",
+        ),
+        (
+            "lz4",
+            "lz4",
+            &["-q"][..],
+            &["-dc"][..],
+            "lz4 data: not supported yet",
+        ),
+        (
+            "zlib",
+            "pigz",
+            &["-z"][..],
+            &["-dz"][..],
+            "zlib stream: not gzip",
+        ),
+        (
+            "compress",
+            "compress",
+            &[][..],
+            &["-d"][..],
+            "compress (.Z) data: not supported yet",
+        ),
+    ] {
+        let Some(data) = compress_with(tool_name, args, &text) else {
+            continue;
+        };
+        let mut a: Vec<&OsStr> = decompress.iter().map(OsStr::new).collect();
+        if tool_name == "compress" {
+            a.push(OsStr::new("-c"));
+        }
+        let (code, out) = pipe(tool_name, &a, &data);
+        assert!(
+            code == 0 && out == text,
+            "{name}: {tool_name} {decompress:?} gives the text back"
+        );
+        cases.push((name, data.clone(), format));
+        if name == "zstd" {
+            // A skippable frame first, which zstd skips.
+            let mut skip = vec![0x5a, 0x2a, 0x4d, 0x18, 4, 0, 0, 0, 1, 2, 3, 4];
+            skip.extend(&data);
+            let (code, out) = pipe("zstd", &[OsStr::new("-dc")], &skip);
+            assert!(code == 0 && out == text, "zstd skips the skippable frame");
+            cases.push(("zstd-skippable", skip, format));
+        }
+    }
+    if have("zip") {
+        let t = dir.path().join("text.log");
+        std::fs::write(&t, &text).unwrap();
+        let z = dir.path().join("made.zip");
+        let (code, _, err) = tool("zip", &[OsStr::new("-q"), z.as_os_str(), t.as_os_str()]);
+        assert_eq!(code, 0, "zip: {err}");
+        cases.push((
+            "zip",
+            std::fs::read(&z).unwrap(),
+            "zip archive: an archive of files, not a text",
+        ));
+    }
+    assert!(!cases.is_empty(), "no compressor found");
+    for (name, data, format) in cases {
+        let path = dir.path().join(format!("data.{name}"));
+        std::fs::write(&path, &data).unwrap();
+        let p = path.to_str().unwrap();
+        let want = format!("lidx: {p}: {format} {hint}\n");
+        for cmd in [
+            &["count"][..],
+            &["lines"],
+            &["index"],
+            &["info"],
+            &["grep", "-c", "x"],
+        ] {
+            let mut a: Vec<&str> = cmd.to_vec();
+            let range = cmd == ["lines"];
+            a.push(p);
+            if range {
+                a.push("1");
+            }
+            let o = lidx(&a);
+            assert_eq!(
+                (o.code, o.stderr.as_str()),
+                (2, want.as_str()),
+                "{name}: {cmd:?}"
+            );
+            assert!(o.stdout.is_empty(), "{name}: {cmd:?}");
+        }
+        no_sidecar_for(&path, name);
+        check_plain(&path, &data, name);
+    }
+}
+
+/// Raw deflate has no magic number: indexed as plain bytes with a warning
+/// that names it; compressed or random data gets a warning too; text that
+/// starts with a valid zlib header (`x^`, `HK`) is text, silently.
+#[test]
+fn raw_deflate_and_random_data_warn() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = log_text(37, 100_000, &[]);
+    let mut e = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::new(6));
+    e.write_all(&text).unwrap();
+    let deflated = e.finish().unwrap();
+    let random = noise(38, 80_000);
+    let mut x_hat = b"x^ marks the spot\n".to_vec();
+    x_hat.extend(&text);
+    let mut hk = b"HK 42 departures\n".to_vec();
+    hk.extend(&text);
+    for (name, bytes, warning) in [
+        (
+            "raw.deflate",
+            &deflated,
+            Some(
+                "KiB decode as raw deflate data (no gzip or zlib header), which lidx does not read: indexed as plain bytes",
+            ),
+        ),
+        (
+            "random.bin",
+            &random,
+            Some(
+                "KiB do not look like text (8.0 bits per byte, not UTF-8: compressed or random data?): indexed as plain bytes",
+            ),
+        ),
+        ("x-hat.txt", &x_hat, None),
+        ("hk.txt", &hk, None),
+    ] {
+        let path = dir.path().join(name);
+        std::fs::write(&path, bytes).unwrap();
+        let o = lidx(args(&["count", "-q"], &path));
+        assert_eq!(o.code, 0, "{name}: {}", o.stderr);
+        assert_eq!(
+            o.stdout,
+            format!("{}\n", raw_line_count(bytes)).into_bytes(),
+            "{name}"
+        );
+        match warning {
+            Some(w) => {
+                let prefix = format!("lidx: warning: {}: the first ", path.display());
+                assert!(
+                    o.stderr.starts_with(&prefix) && o.stderr.ends_with(&format!("{w}\n")),
+                    "{name}: {}",
+                    o.stderr
+                );
+                assert_eq!(o.stderr.lines().count(), 1, "{name}");
+            }
+            None => assert_eq!(o.stderr, "", "{name}"),
+        }
+        // Only the build warns: the sidecar is used silently after.
+        let o = lidx(args(&["count", "-q"], &path));
+        assert_eq!(o.stderr, "", "{name}: second run");
+    }
+}
+
+/// R-90 and `--plain`: a text file that starts with the gzip magic cannot
+/// be read as gzip ("0 lines", with the hint), and `index --plain` indexes
+/// it; a real archive indexed with `--plain` answers as its compressed
+/// bytes, is kept as it is by later opens, and `--force` without `--plain`
+/// indexes it as gzip again; `--plain` rebuilds a fresh gzip sidecar.
+#[test]
+fn plain_indexes_files_that_start_with_the_gzip_magic() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("magic.txt");
+    let bytes = b"\x1f\x8b is not gzip\nbut text\n";
+    std::fs::write(&path, bytes).unwrap();
+    let p = path.to_str().unwrap();
+    let o = lidx(args(&["count"], &path));
+    assert_eq!(
+        (o.code, o.stderr.as_str()),
+        (2, format!("lidx: {p}: corrupt gzip data near compressed byte 0: compression method is not deflate (if it is not a gzip file, `lidx index --plain` indexes its bytes); 0 lines can be read (no complete line before the damage)\n").as_str())
+    );
+    no_sidecar_for(&path, "magic.txt");
+    check_plain(&path, bytes, "magic.txt");
+    let o = lidx(args(&["info"], &path));
+    assert!(
+        o.stdout_str().contains("format:       v1.0\n"),
+        "{}",
+        o.stdout_str()
+    );
+
+    let text = log_text(39, 50_000, &[]);
+    let archive = flate(&text, 6);
+    let path = dir.path().join("real.log.gz");
+    std::fs::write(&path, &archive).unwrap();
+    let count = |want: u64, ctx: &str| {
+        let o = lidx(args(&["count"], &path));
+        assert_eq!(
+            o.stdout,
+            format!("{want}\n").into_bytes(),
+            "{ctx}: {}",
+            o.stderr
+        );
+    };
+    let text_lines = Model::new(text.clone()).line_count();
+    let o = lidx(args(&["index", "-q"], &path));
+    assert_eq!(o.code, 0);
+    count(text_lines, "as gzip");
+    check_plain(&path, &archive, "--plain over a fresh gzip sidecar");
+    let o = lidx(args(&["index"], &path));
+    assert!(o.stderr.contains(": up to date: "), "{}", o.stderr);
+    count(raw_line_count(&archive), "kept as plain");
+    let o = lidx(args(&["index", "-q", "--force"], &path));
+    assert_eq!(o.code, 0);
+    count(text_lines, "--force: gzip again");
+}
