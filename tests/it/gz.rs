@@ -6,7 +6,11 @@
 //! model of the decompressed text ([`check_index`], a naive search), in
 //! process and through the real binary (against the model, `zcat | sed`,
 //! `zcat | rg`). Damaged archives (truncated, bit-flipped, flipped in place
-//! under a fresh sidecar) are errors naming the file, never wrong lines.
+//! under a fresh sidecar) are errors naming the file, never wrong lines;
+//! the complete lines before the damage stay readable (a bad BGZF block,
+//! a wrong header CRC, trailing garbage: judged against zcat). Zero
+//! padding, GNU gzip's own test cases, other compression formats (refused
+//! by name, checked with their own tools) and `--plain` are here too.
 //!
 //! Tools that are not on PATH are reported as `SKIPPED: ...` on stderr
 //! (past the harness's capture) and their cases are left out.
@@ -2128,4 +2132,121 @@ fn plain_indexes_files_that_start_with_the_gzip_magic() {
     let o = lidx(args(&["index", "-q", "--force"], &path));
     assert_eq!(o.code, 0);
     count(text_lines, "--force: gzip again");
+}
+
+/// Cases of GNU gzip's own test suite (`tests/` of gzip 1.12), rebuilt
+/// here (their data is generated, not copied): `hufts` (an over-subscribed
+/// Huffman code: "format violated", nothing printed), `memcpy-abuse`
+/// (`printf wxy%032767d 0 | gzip`: overlapping copies across 32 KiB),
+/// `helin-segv` (a 7-byte `.Z` file that gzip decodes to two NULs: not
+/// gzip, refused by name), `mixed` (a member then plain text: trailing
+/// garbage; two members: the text of both). `trailing-nul` is in
+/// [`trailing_zero_bytes_are_padding`].
+#[test]
+fn gnu_gzip_test_suite_cases() {
+    let dir = tempfile::tempdir().unwrap();
+    let zcat = have("zcat");
+    let gzip = |data: &[u8]| compress_with("gzip", &[], data).unwrap_or_else(|| flate(data, 6));
+    let put = |path: &Path, bytes: &[u8]| {
+        std::fs::write(path, bytes).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+
+    // hufts: BFINAL 1, BTYPE 2, HLIT 0, HDIST 0, HCLEN 15, and all 19
+    // code-length code lengths 1 (over-subscribed), then a zero trailer.
+    let mut bits: Vec<u8> = Vec::new();
+    let mut put_bits = |v: u32, n: u32| (0..n).for_each(|i| bits.push((v >> i & 1) as u8));
+    put_bits(1, 1);
+    put_bits(2, 2);
+    put_bits(0, 5);
+    put_bits(0, 5);
+    put_bits(15, 4);
+    (0..19).for_each(|_| put_bits(1, 3));
+    let mut hufts = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03".to_vec();
+    hufts.extend(
+        bits.chunks(8)
+            .map(|c| c.iter().rev().fold(0u8, |a, &b| a << 1 | b)),
+    );
+    hufts.extend([0u8; 8]);
+    let path = dir.path().join("hufts.gz");
+    let p = put(&path, &hufts);
+    if zcat {
+        let (code, out, err) = tool("zcat", &[path.as_os_str()]);
+        assert_eq!((code, out.len()), (1, 0), "hufts: zcat");
+        assert!(
+            err.contains("invalid compressed data--format violated"),
+            "{err}"
+        );
+    }
+    let o = lidx(["count", &p]);
+    assert_eq!((o.code, o.stdout.len()), (2, 0), "hufts");
+    assert!(
+        o.stderr.starts_with(&format!("lidx: {p}: corrupt gzip data near compressed byte "))
+            && o.stderr.ends_with(": invalid deflate data (Failed); 0 lines can be read (no complete line before the damage)\n"),
+        "hufts: {}",
+        o.stderr
+    );
+
+    // memcpy-abuse.
+    let mut wxy = b"wxy".to_vec();
+    wxy.extend(std::iter::repeat_n(b'0', 32_767));
+    let path = dir.path().join("in.gz");
+    let p = put(&path, &gzip(&wxy));
+    if zcat {
+        let (code, out, _) = tool("zcat", &[path.as_os_str()]);
+        assert!(code == 0 && out == wxy, "memcpy-abuse: zcat");
+    }
+    let o = lidx(["lines", "-q", &p, "1:"]);
+    assert!(o.code == 0 && o.stdout == wxy, "memcpy-abuse: {}", o.stderr);
+    assert_eq!(lidx(["count", &p]).stdout, b"1\n");
+
+    // helin-segv: compress (.Z) data.
+    let path = dir.path().join("helin.gz");
+    let p = put(&path, b"\x1f\x9d\x90\0\0\0\xc4");
+    if have("gzip") {
+        let (code, out, _) = tool("gzip", &[OsStr::new("-dc"), path.as_os_str()]);
+        assert_eq!((code, out), (0, b"\0\0".to_vec()), "helin-segv: gzip -dc");
+    }
+    let o = lidx(["count", &p]);
+    assert_eq!(
+        (o.code, o.stderr),
+        (
+            2,
+            format!(
+                "lidx: {p}: compress (.Z) data: not supported yet (decompress it first, or index its bytes as they are with `lidx index --plain`)\n"
+            )
+        ),
+        "helin-segv"
+    );
+
+    // mixed: a member then text; two members.
+    let mut mixed = gzip(b"xxx\n");
+    let member_end = mixed.len();
+    mixed.extend(b"yyy\n");
+    let path = dir.path().join("mixed.gz");
+    let p = put(&path, &mixed);
+    if zcat {
+        let (code, out, err) = tool("zcat", &[path.as_os_str()]);
+        assert_eq!((code, out), (2, b"xxx\n".to_vec()), "mixed: zcat: {err}");
+    }
+    let o = lidx(["lines", &p, "1:"]);
+    assert_eq!(
+        (o.code, o.stdout.as_slice(), o.stderr.as_str()),
+        (
+            2,
+            &b"xxx\n"[..],
+            format!("lidx: {p}: trailing garbage after the last gzip member, from compressed byte {member_end}: 4 bytes that are neither a gzip member nor zero padding; only the 1 line before the damage can be read\n").as_str()
+        ),
+        "mixed"
+    );
+    let mut two = gzip(b"xxx\n");
+    two.extend(gzip(b"yyy\n"));
+    let path = dir.path().join("two.gz");
+    let p = put(&path, &two);
+    let o = lidx(["lines", "-q", &p, "1:"]);
+    assert_eq!(
+        (o.code, o.stdout.as_slice()),
+        (0, &b"xxx\nyyy\n"[..]),
+        "two members"
+    );
 }
