@@ -308,14 +308,12 @@ fn run_tolerant(
                     let skip = scan_from.saturating_sub(uoff) as usize;
                     scanner.feed(&d[skip..], uoff + skip as u64, &mut |cp| {
                         pending.push(cp);
+                        // Streaming: only the newest one waits.
+                        if !tolerate && pending.len() > 1 {
+                            tree.push(pending.remove(0), sink)?;
+                        }
                         Ok::<(), Error>(())
                     })?;
-                    if !tolerate && pending.len() > 1 {
-                        let keep = pending.len() - 1;
-                        for cp in pending.drain(..keep) {
-                            tree.push(cp, sink)?;
-                        }
-                    }
                 }
                 if end > crc_from {
                     span_crc.update(&d[crc_from.saturating_sub(uoff) as usize..]);

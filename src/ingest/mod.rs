@@ -2,7 +2,9 @@
 //!
 //! [`scan`] turns source bytes into checkpoints, [`mod@build`] bulk-loads them
 //! into B+tree pages, [`writer`] puts the pages on disk crash-safely, and
-//! [`fingerprint`] binds the sidecar to its source. Reads are `pread`s of a
+//! [`fingerprint`] binds the sidecar to its source; [`sniff`] says from
+//! its first bytes what a source holds (gzip, another compression format,
+//! text), and [`mod@gzip`] indexes a gzip source's text. Reads are `pread`s of a
 //! fixed reused buffer ([`BUFFER_SIZE`], chosen by measurement; see
 //! `benches/README.md`); memory is that buffer plus one node per tree level,
 //! whatever the source size. Extension of a grown source copies the old
