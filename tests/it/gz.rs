@@ -2250,3 +2250,114 @@ fn gnu_gzip_test_suite_cases() {
         "two members"
     );
 }
+
+/// Item 11 in process: damage in any member (a wrong CRC-32 in its
+/// trailer, a flipped byte in its deflate data, a wrong FHCRC) leaves an
+/// in-memory index of exactly the complete lines of the members before
+/// it: every answer equals the model of that text (its checkpoints
+/// included, as a build of that text alone makes them), and it passes a
+/// full verification (§11.7: it is a valid sidecar of that text, never
+/// written). Trailing garbage keeps every member's complete lines.
+#[test]
+fn damage_in_any_member_keeps_the_lines_of_the_members_before() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = log_text(40, 900_000, &[200_000, 610_000]);
+    let cuts = [
+        0,
+        90_001,
+        180_000,
+        330_333,
+        500_000,
+        640_000,
+        700_000,
+        820_017,
+        text.len(),
+    ];
+    let mut pieces = Vec::new();
+    for (i, w) in cuts.windows(2).enumerate() {
+        let part = &text[w[0]..w[1]];
+        let gz = match i % 3 {
+            0 => flate(part, 6),
+            1 => compress_with("gzip", &["-1"], part).unwrap_or_else(|| flate(part, 1)),
+            _ => flate(part, 9),
+        };
+        pieces.push((part, gz));
+    }
+    let (whole, archive, members) = members_of(&pieces);
+    assert!(whole == text);
+    // Byte offset of each member and of the end.
+    let mut bounds = vec![0usize];
+    for (_, gz) in &pieces {
+        bounds.push(bounds.last().unwrap() + gz.len());
+    }
+    let path = dir.path().join("members.log.gz");
+    let open = || {
+        lidx::OpenOptions::new()
+            .span(SPAN)
+            .spacing(SPACING)
+            .open(&path)
+    };
+    let depth = Depth {
+        all_lines_up_to: 0,
+        all_offsets_up_to: 0,
+        samples: 60,
+        ranges: 8,
+    };
+    let mut checked = 0;
+    for k in 0..pieces.len() {
+        let text_before = members[k].0 as usize;
+        let readable = complete_lines(&text[..text_before]);
+        let (start, end) = (bounds[k], bounds[k + 1]);
+        let deflate = members[k].1 as usize;
+        let mut fhcrc = archive[..start].to_vec();
+        fhcrc.extend(member_with_fhcrc(pieces[k].0, false));
+        fhcrc.extend(&archive[end..]);
+        for (how, bad) in [
+            ("trailer CRC-32", {
+                let mut b = archive.clone();
+                b[end - 8] ^= 0x40;
+                b
+            }),
+            ("deflate byte", {
+                let mut b = archive.clone();
+                b[(deflate + end - 8) / 2] ^= 0x08;
+                b
+            }),
+            ("FHCRC", fhcrc),
+        ] {
+            let ctx = format!("member {k}: {how}");
+            std::fs::write(&path, &bad).unwrap();
+            match open() {
+                Ok(o) => {
+                    assert_eq!(o.action, lidx::Action::Damaged, "{ctx}");
+                    let m = Model::new(readable.to_vec());
+                    check_index(&o.index, &m, SPACING, depth, k as u64, &ctx);
+                    o.index
+                        .verify(true)
+                        .unwrap_or_else(|e| panic!("{ctx}: verify: {e}"));
+                    let past = o.index.line_span(m.line_count()).unwrap_err();
+                    assert!(matches!(past, lidx::Error::Damaged { .. }), "{ctx}: {past}");
+                    checked += 1;
+                }
+                Err(e) => {
+                    assert!(readable.is_empty(), "{ctx}: {e}");
+                    assert!(
+                        matches!(e, lidx::Error::Damaged { lines: 0, .. }),
+                        "{ctx}: {e}"
+                    );
+                }
+            }
+            no_sidecar_for(&path, &ctx);
+        }
+    }
+    assert!(checked >= 3 * (pieces.len() - 1), "{checked}");
+    // Trailing garbage: all the members' complete lines.
+    let mut bad = archive.clone();
+    bad.extend(b"not a member\n");
+    std::fs::write(&path, &bad).unwrap();
+    let o = open().unwrap();
+    assert_eq!(o.action, lidx::Action::Damaged);
+    let m = Model::new(complete_lines(&text).to_vec());
+    check_index(&o.index, &m, SPACING, depth, 99, "trailing garbage");
+    o.index.verify(true).unwrap();
+}
