@@ -83,7 +83,7 @@ pub enum Error {
         what: String,
     },
     /// A compressed source is damaged (its deflate data, a member header or
-    /// trailer).
+    /// trailer), ends early, or has garbage after its last member.
     CorruptSource {
         /// The source path.
         path: PathBuf,
@@ -91,13 +91,32 @@ pub enum Error {
         offset: u64,
         /// What is wrong.
         what: String,
-        /// True when the archive merely ends early (the bytes before are
-        /// intact), as opposed to damaged data.
-        truncated: bool,
+        /// Which kind of damage it is.
+        kind: SourceDamage,
     },
     /// A request lies past the lines that can be read before the damage in
     /// a damaged gzip archive.
     Damaged {
+        /// The damage (a `CorruptSource` message).
+        what: String,
+        /// Lines readable before it.
+        lines: u64,
+    },
+    /// The source is compressed in a format lidx does not read (zstd, xz,
+    /// a zlib stream, ...), recognised by its first bytes.
+    UnsupportedSource {
+        /// The source path.
+        path: PathBuf,
+        /// The format, as a noun phrase ("zstd data", "zlib stream").
+        format: String,
+        /// What is missing: "not supported yet", "not gzip".
+        why: &'static str,
+    },
+    /// There is no sidecar for a damaged gzip archive, and none can be
+    /// written for it (`lidx info` and `lidx verify` have nothing to
+    /// describe); the query commands read its complete lines before the
+    /// damage from an in-memory index.
+    NoSidecarForDamage {
         /// The damage (a `CorruptSource` message).
         what: String,
         /// Lines readable before it.
@@ -109,6 +128,9 @@ pub enum Error {
         source_path: PathBuf,
         /// Where the sidecar was looked for.
         sidecar: PathBuf,
+        /// The source is a gzip archive (for which `lidx index` may find
+        /// damage instead of writing a sidecar).
+        gzip: bool,
     },
     /// The sidecar was built for a different file.
     Foreign {
@@ -128,6 +150,29 @@ pub enum Error {
     },
     /// A caller-supplied argument is invalid.
     InvalidArgument(String),
+}
+
+/// The kinds of damage to a compressed source ([`Error::CorruptSource`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SourceDamage {
+    /// The data is invalid: a bad deflate code, a CRC or length that does
+    /// not match, a bad member header. What was decoded of the member
+    /// cannot be trusted.
+    Corrupt,
+    /// The archive ends inside a member (a download cut short, a log still
+    /// being written): the bytes before the end are intact.
+    Truncated,
+    /// Bytes after the last complete member that are neither another
+    /// member nor zero padding (zcat ignores them with a warning).
+    TrailingGarbage,
+}
+
+/// `n` and the noun, singular or plural: "0 lines", "1 line", "2 lines".
+/// (Used by the command line's messages too.)
+#[doc(hidden)]
+pub fn count_of(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 impl Error {
@@ -226,12 +271,34 @@ impl fmt::Display for Error {
             Error::Missing {
                 source_path,
                 sidecar,
+                gzip: false,
             } => write!(
                 f,
                 "{}: no sidecar ({} does not exist; run `lidx index {}`)",
                 source_path.display(),
                 sidecar.display(),
                 source_path.display()
+            ),
+            Error::Missing {
+                source_path,
+                sidecar,
+                gzip: true,
+            } => write!(
+                f,
+                "{}: no sidecar ({} does not exist): `lidx index {}` writes one unless the archive is damaged or ends early; then none can be written, and the query commands read its complete lines without one",
+                source_path.display(),
+                sidecar.display(),
+                source_path.display()
+            ),
+            Error::CorruptSource {
+                path,
+                offset,
+                what,
+                kind: SourceDamage::TrailingGarbage,
+            } => write!(
+                f,
+                "{}: trailing garbage after the last gzip member, from compressed byte {offset}: {what}",
+                path.display()
             ),
             Error::CorruptSource {
                 path, offset, what, ..
@@ -240,12 +307,31 @@ impl fmt::Display for Error {
                 "{}: corrupt gzip data near compressed byte {offset}: {what}",
                 path.display()
             ),
-            Error::Damaged { what, lines } => {
-                write!(
+            Error::Damaged { what, lines } => match lines {
+                0 => write!(
                     f,
-                    "{what}; only the {lines} lines before the damage can be read"
-                )
-            }
+                    "{what}; 0 lines can be read (no complete line before the damage)"
+                ),
+                n => write!(
+                    f,
+                    "{what}; only the {} before the damage can be read",
+                    count_of(*n, "line", "lines")
+                ),
+            },
+            Error::UnsupportedSource { path, format, why } => write!(
+                f,
+                "{}: {format}: {why} (decompress it first, or index its bytes as they are with `lidx index --plain`)",
+                path.display()
+            ),
+            Error::NoSidecarForDamage { what, lines: 0 } => write!(
+                f,
+                "{what}; no sidecar is written for a damaged archive, and 0 lines can be read (no complete line before the damage)"
+            ),
+            Error::NoSidecarForDamage { what, lines } => write!(
+                f,
+                "{what}; no sidecar is written for a damaged archive: the query commands read the {} before the damage from an in-memory index",
+                count_of(*lines, "complete line", "complete lines")
+            ),
             Error::Foreign { sidecar, built_for } => write!(
                 f,
                 "{}: sidecar belongs to another file ({built_for:?})",
@@ -253,7 +339,9 @@ impl fmt::Display for Error {
             ),
             Error::OutOfRange { what, lines, size } => write!(
                 f,
-                "{what} is past the end (the file has {lines} lines, {size} bytes)"
+                "{what} is past the end (the file has {}, {})",
+                count_of(*lines, "line", "lines"),
+                count_of(*size, "byte", "bytes")
             ),
             Error::InvalidArgument(msg) => f.write_str(msg),
         }

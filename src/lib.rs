@@ -68,7 +68,9 @@ pub mod io;
 pub mod search;
 pub mod tree;
 
-pub use error::{Error, Result};
+#[doc(hidden)]
+pub use error::count_of;
+pub use error::{Error, Result, SourceDamage};
 pub use index::locate;
 pub use index::{
     Action, DEFAULT_CACHE_BYTES, FollowEvent, Follower, Index, Info, LineBuf, OpenOptions, Opened,

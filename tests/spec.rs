@@ -381,6 +381,11 @@ fn vectors(spec: &str) -> BTreeMap<String, Vector> {
             let span = kv
                 .remove("span")
                 .map(|v| int(&v).unwrap_or_else(|| panic!("{info:?}: bad span {v:?}")));
+            let plain = match kv.remove("plain").as_deref() {
+                None => false,
+                Some("1") => true,
+                Some(v) => panic!("{info:?}: bad plain {v:?}"),
+            };
             let mut param = |k: &str| -> u64 {
                 kv.remove(k)
                     .and_then(|v| int(&v))
@@ -391,6 +396,7 @@ fn vectors(spec: &str) -> BTreeMap<String, Vector> {
                 page_size: param("page_size") as u32,
                 buffer_size: 1 << 17,
                 span: span.unwrap_or(DEFAULT_SPAN),
+                plain,
             };
             assert!(kv.is_empty(), "{info:?}: unexpected parameters {kv:?}");
             let bytes = parse_hex(&info, &body);
@@ -819,7 +825,7 @@ fn field_sanity_checks_r8_and_the_source_kind_first() {
 }
 
 /// R-18: `mtime_nsec` is below 10^9; a larger value is damage (`corrupt`,
-/// page 0, also through `Index`: Table 9, D-44), not a differing time.
+/// page 0, also through `Index`: Table 9, D-46), not a differing time.
 #[test]
 fn mtime_nsec_at_or_above_a_billion_is_damage() {
     let v = build(b"a\nb\n", &BuildOptions::default());
@@ -1278,7 +1284,7 @@ fn line_holding_a_byte_r32() {
 fn vectors_match_the_code() {
     let s = spec();
     let vs = vectors(&s);
-    for name in ["V1", "V2", "V3", "V4"] {
+    for name in ["V1", "V2", "V3", "V4", "V5"] {
         assert!(
             vs.contains_key(name),
             "spec §10 must hold vector {name}, has {:?}",
@@ -1694,7 +1700,7 @@ fn open_and_read(source: &[u8], sidecar: Vec<u8>) -> (Result<(), Error>, Result<
 fn damage_table() {
     let s = spec();
     let mut vs = vectors(&s);
-    // Cases D-1 … D-27 and D-44 use V2 (page 1 = leaf with lines 0..31,
+    // Cases D-1 … D-27 and D-46 use V2 (page 1 = leaf with lines 0..31,
     // page 2 = leaf with 31..40, page 3 = root); those marked "gzip:",
     // D-28 … D-43, use the gzip vector V4
     // (page 1 = the leaf, page 2 = access points, page 3 = blob; source
@@ -1820,7 +1826,19 @@ fn damage_table() {
                 assert_eq!(damaged, b"nne\ntwo\nthree\nfour\n", "D-42");
             }
             "D-43" => repage(&mut b, 2, &|pg| pg[rec(1, 37)] = 0x5a),
-            "D-44" => resb(&mut b, &|sb| sb.fingerprint.mtime_nsec = 1_000_000_000),
+            "D-46" => resb(&mut b, &|sb| sb.fingerprint.mtime_nsec = 1_000_000_000),
+            "D-44" => resb(&mut b, &|sb| {
+                assert_eq!(sb.gzip.text_len, 19, "D-44: V4's text");
+                sb.gzip.text_len = 20;
+            }),
+            "D-45" => repage(&mut b, 2, &|pg| {
+                assert_eq!(
+                    pg[rec(2, 28)..rec(2, 30)],
+                    [0, 0],
+                    "D-45: record 2's window"
+                );
+                pg[rec(2, 24)..rec(2, 28)].copy_from_slice(&1u32.to_le_bytes());
+            }),
             other => panic!("table 9 case {other} has no scenario in tests/spec.rs"),
         }
         let (opened, answers) = if gzip {
@@ -1857,7 +1875,7 @@ fn damage_table() {
             (w, _) => panic!("case {case}: unknown detection point {w:?}"),
         }
     }
-    assert_eq!(seen.len(), 44, "table 9 cases: {seen:?}");
+    assert_eq!(seen.len(), 46, "table 9 cases: {seen:?}");
 }
 
 /// R-54: opening a sidecar reads page 0 first, then only the root page
@@ -1962,7 +1980,8 @@ fn gzip_vectors_are_reproducible() {
     let vs = vectors(&s);
     let mut gzip_vectors = 0;
     for (name, v) in &vs {
-        let is_gzip = v.source.starts_with(&[0x1f, 0x8b]);
+        // R-90: gzip by the magic, unless built as plain bytes on request.
+        let is_gzip = v.source.starts_with(&[0x1f, 0x8b]) && !v.opts.plain;
         let sb = Superblock::decode(&v.sidecar[..256]).unwrap();
         assert_eq!(sb.source_kind == 1, is_gzip, "{name}: R-90");
         let Some((gz, text)) = gzip_recipe(name) else {
@@ -2617,6 +2636,328 @@ fn span_crc_catches_what_decodes() {
     assert_eq!(&buf, b"our");
 }
 
+/// Text of a few thousand log lines, deterministic.
+fn log_lines(n: u64) -> Vec<u8> {
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut out = Vec::new();
+    for i in 0..n {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        out.extend_from_slice(
+            format!(
+                "{i} GET /item/{} took {} ms\n",
+                seed % 9973,
+                (seed >> 20) % 500
+            )
+            .as_bytes(),
+        );
+    }
+    out
+}
+
+/// R-90: zero padding after the last member is not text; a writer writes
+/// no sidecar for trailing garbage, a bad FHCRC, a truncated or damaged
+/// member; a sidecar built as plain bytes (V5) is read as bytes because
+/// `source_kind` says so, even for a real gzip file.
+#[test]
+fn what_r90_indexes() {
+    let s = spec();
+    let vs = vectors(&s);
+    let v4 = &vs["V4"];
+    let opts = BuildOptions {
+        plain: false,
+        ..v4.opts.clone()
+    };
+    let text_len = |sidecar: &[u8]| Superblock::decode(&sidecar[..256]).unwrap().gzip.text_len;
+    for zeros in [1, 2, 100] {
+        let mut gz = v4.source.clone();
+        gz.extend(vec![0u8; zeros]);
+        let sidecar = build(&gz, &opts);
+        assert_eq!(text_len(&sidecar), 19, "{zeros} zeros");
+        assert_eq!(sidecar[512..], v4.sidecar[512..], "{zeros} zeros: pages");
+    }
+    let refused = |what: &str, gz: &[u8]| {
+        let e = lidx::build_to_vec(&MemSource::new(gz.to_vec()), &opts)
+            .map(|_| ())
+            .expect_err(what);
+        assert!(matches!(e, Error::CorruptSource { .. }), "{what}: {e}");
+    };
+    for tail in [&b"garbage"[..], b"\0\0x", b"\n"] {
+        let mut gz = v4.source.clone();
+        gz.extend(tail);
+        refused(&format!("trailing {tail:?}"), &gz);
+    }
+    refused("truncated", &v4.source[..v4.source.len() - 1]);
+    // FHCRC (RFC 1952 §2.3.1): V3 with a header CRC, right and wrong.
+    let v3 = &vs["V3"];
+    let mut with_crc = v3.source[..10].to_vec();
+    with_crc[3] |= 2;
+    let crc16 = (format::crc32(&with_crc) & 0xffff) as u16;
+    with_crc.extend(crc16.to_le_bytes());
+    with_crc.extend(&v3.source[10..]);
+    assert_eq!(
+        gunzip(&with_crc),
+        b"one\ntwo\nthree\n",
+        "an independent decoder"
+    );
+    let sidecar = build(&with_crc, &opts);
+    assert_eq!(text_len(&sidecar), 14, "FHCRC right");
+    let mut bad = with_crc.clone();
+    bad[10] ^= 1;
+    refused("FHCRC wrong", &bad);
+
+    // V5: the same bytes are no gzip file; built as plain, read as plain.
+    let v5 = &vs["V5"];
+    assert!(v5.opts.plain && v5.source.starts_with(&[0x1f, 0x8b]));
+    refused("V5 as gzip", &v5.source);
+    let index = Index::from_parts(
+        Box::new(MemSource::new(v5.source.clone())),
+        Box::new(MemSource::new(v5.sidecar.clone())),
+        (0, 0),
+        1 << 20,
+    )
+    .unwrap();
+    assert_eq!(index.line_count(), 2);
+    assert_eq!(index.line_span(1).unwrap(), 15..24);
+    let mut buf = lidx::LineBuf::new();
+    index.read_lines(0..2, &mut buf).unwrap();
+    assert_eq!(buf.bytes(), &v5.source[..]);
+    // A real archive built as plain: its compressed bytes, split at `0a`.
+    let plain = build(
+        &v4.source,
+        &BuildOptions {
+            plain: true,
+            ..opts.clone()
+        },
+    );
+    let sb = Superblock::decode(&plain[..256]).unwrap();
+    assert_eq!((sb.source_kind, sb.version_minor), (0, 0));
+    let index = Index::from_parts(
+        Box::new(MemSource::new(v4.source.clone())),
+        Box::new(MemSource::new(plain)),
+        (0, 0),
+        1 << 20,
+    )
+    .unwrap();
+    let newlines = v4.source.iter().filter(|&&b| b == b'\n').count() as u64;
+    let last = u64::from(v4.source.last() != Some(&b'\n'));
+    assert_eq!(index.line_count(), newlines + last);
+    index.read_lines(0..u64::MAX, &mut buf).unwrap();
+    assert_eq!(buf.bytes(), &v4.source[..]);
+}
+
+/// R-42: the sidecar of a gzip source that has grown by a member answers
+/// exactly within its text `0..text_len` (not within `0..source_size`,
+/// which counts compressed bytes).
+#[test]
+fn appended_gzip_sidecar_answers_within_its_text() {
+    let text = log_lines(3000);
+    let (a, b) = text.split_at(70_001);
+    let mut gz = gz_member(&[a]);
+    let opts = BuildOptions {
+        spacing: 512,
+        page_size: 512,
+        span: 8192,
+        ..BuildOptions::default()
+    };
+    let old = build(&gz, &opts);
+    let sb = Superblock::decode(&old[..256]).unwrap();
+    assert_eq!(
+        (sb.fingerprint.size, sb.gzip.text_len),
+        (gz.len() as u64, a.len() as u64)
+    );
+    gz.extend(gz_member(&[b]));
+    let index = Index::from_parts(
+        Box::new(MemSource::new(gz.clone())),
+        Box::new(MemSource::new(old)),
+        (0, 0),
+        1 << 20,
+    )
+    .unwrap();
+    assert_eq!(index.verdict(), Verdict::Appended);
+    assert_eq!(index.source_len(), a.len() as u64);
+    let lines = a.split_inclusive(|&c| c == b'\n').count() as u64;
+    assert_eq!(index.line_count(), lines);
+    let mut buf = lidx::LineBuf::new();
+    index.read_lines(0..lines, &mut buf).unwrap();
+    assert_eq!(buf.bytes(), a, "the old text, exactly");
+    assert!(index.line_span(lines).is_err(), "nothing past it");
+}
+
+/// R-94 and R-98: the counts of access-point and blob pages are exactly
+/// what R-94 implies, and a reader refuses a page with fewer (which would
+/// shift the records or windows after it) or a record whose `blob_len`
+/// and `window_len` disagree about an empty window.
+#[test]
+fn page_counts_are_exact() {
+    // A sync flush every 300 bytes: a block boundary each, so with span 1
+    // an access point (and a window) each.
+    let text = log_lines(400);
+    let parts: Vec<&[u8]> = text.chunks(300).collect();
+    let gz = gz_member(&parts);
+    let opts = BuildOptions {
+        spacing: 64,
+        page_size: 512,
+        span: 1,
+        ..BuildOptions::default()
+    };
+    let sidecar = build(&gz, &opts);
+    let sb = Superblock::decode(&sidecar[..256]).unwrap();
+    let g = sb.gzip;
+    assert!(g.ap_pages >= 2 && g.blob_pages >= 2, "{g:?}");
+    let per = gzfmt::records_per_page(512);
+    let payload = gzfmt::blob_payload(512);
+    let count = |b: &[u8], id: u32| {
+        let p = &b[id as usize * 512..];
+        u16::from_le_bytes([p[6], p[7]]) as usize
+    };
+    let last_ap = g.ap_first_page + g.ap_pages - 1;
+    let last_blob = last_ap + g.blob_pages;
+    for id in g.ap_first_page..last_ap {
+        assert_eq!(count(&sidecar, id), per, "access-point page {id}");
+    }
+    assert_eq!(
+        count(&sidecar, last_ap),
+        g.ap_count as usize - (g.ap_pages as usize - 1) * per
+    );
+    for id in last_ap + 1..last_blob {
+        assert_eq!(count(&sidecar, id), payload, "blob page {id}");
+    }
+    let open_and_read_all = |b: Vec<u8>| -> Result<Vec<u8>, Error> {
+        let index = Index::from_parts(
+            Box::new(MemSource::new(gz.clone())),
+            Box::new(MemSource::new(b)),
+            (0, 0),
+            1 << 20,
+        )?;
+        let mut buf = lidx::LineBuf::new();
+        index.read_lines(0..u64::MAX, &mut buf)?;
+        Ok(buf.bytes().to_vec())
+    };
+    assert_eq!(open_and_read_all(sidecar.clone()).unwrap(), text);
+    let set_count = |b: &mut Vec<u8>, id: u32, n: usize| {
+        let page = &mut b[id as usize * 512..(id as usize + 1) * 512];
+        page[6..8].copy_from_slice(&(n as u16).to_le_bytes());
+        format::seal_page(page);
+    };
+    for (what, id, n) in [
+        (
+            "first access-point page one short",
+            g.ap_first_page,
+            per - 1,
+        ),
+        (
+            "last access-point page one short",
+            last_ap,
+            count(&sidecar, last_ap) - 1,
+        ),
+        ("first blob page one short", last_ap + 1, payload - 1),
+    ] {
+        let mut b = sidecar.clone();
+        set_count(&mut b, id, n);
+        let e = open_and_read_all(b).expect_err(what);
+        assert_eq!(class(&e), Class::Corrupt, "{what}: {e}");
+    }
+    // The last blob page may hold any count (the stream's length is not
+    // recorded); one more byte than written is a zero the windows do not
+    // reach.
+    let mut b = sidecar.clone();
+    let n = count(&sidecar, last_blob);
+    if n < payload {
+        set_count(&mut b, last_blob, n + 1);
+        assert_eq!(open_and_read_all(b).unwrap(), text, "last blob page");
+    }
+}
+
+/// §11.4, Table 22: resuming at a block boundary with `k` pending bits by
+/// feeding an unprimed raw inflater (miniz_oxide, history preset) the
+/// table's prefix, the merged byte and the rest of the file gives the
+/// text, for every `k` from 1 to 7.
+#[test]
+fn empty_block_prefixes_resume_without_priming() {
+    use miniz_oxide::inflate::TINFLStatus;
+    use miniz_oxide::inflate::core::inflate_flags::TINFL_FLAG_USING_NON_WRAPPING_OUTPUT_BUF;
+    use miniz_oxide::inflate::core::{DecompressorOxide, decompress};
+    let s = spec();
+    let t = table(&s, "Empty-block prefixes");
+    let (kc, bc, pc) = (t.col("k"), t.col("Bits"), t.col("Prefix bytes"));
+    let mut prefixes = BTreeMap::new();
+    for r in &t.rows {
+        let k: u64 = r[kc].parse().unwrap();
+        let bits: u64 = r[bc].parse().unwrap();
+        let bytes = bytes_cell(&r[pc]);
+        assert_eq!(bits % 8, (8 - k) % 8, "k = {k}: p ≡ 8 − k (mod 8)");
+        assert_eq!(bytes.len() as u64, bits.div_ceil(8), "k = {k}");
+        assert_eq!(
+            bytes.last().unwrap() >> (bits % 8),
+            0,
+            "k = {k}: top bits unused"
+        );
+        prefixes.insert(k, bytes);
+    }
+    assert_eq!(
+        prefixes.keys().copied().collect::<Vec<_>>(),
+        (1..8).collect::<Vec<_>>()
+    );
+    let text = log_lines(60_000);
+    let mut seen = BTreeSet::new();
+    for level in [1, 6, 9] {
+        let gz = {
+            use std::io::Write;
+            let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(level));
+            e.write_all(&text).unwrap();
+            e.finish().unwrap()
+        };
+        let src = MemSource::new(gz.clone());
+        let mut inf = lidx::gzip::Inflater::new(&src);
+        while let Some(ev) = inf.next_event().unwrap() {
+            let lidx::gzip::Event::Boundary {
+                comp_bit, uncomp, ..
+            } = ev
+            else {
+                continue;
+            };
+            let k = (8 - comp_bit % 8) % 8;
+            if k == 0 {
+                continue;
+            }
+            seen.insert(k);
+            let window = inf.window();
+            let n = comp_bit.div_ceil(8) as usize;
+            let p = &prefixes[&k];
+            let mut input = p[..p.len() - 1].to_vec();
+            let last = p[p.len() - 1];
+            input.push((last & (0xff >> k)) | (gz[n - 1] & (0xff << (8 - k))));
+            input.extend_from_slice(&gz[n..gz.len() - 8]);
+            let mut out = window.clone();
+            out.resize(window.len() + text.len() - uncomp as usize, 0);
+            let mut r = DecompressorOxide::new();
+            let (status, _, produced) = decompress(
+                &mut r,
+                &input,
+                &mut out,
+                window.len(),
+                TINFL_FLAG_USING_NON_WRAPPING_OUTPUT_BUF,
+            );
+            assert_eq!(
+                status,
+                TINFLStatus::Done,
+                "level {level}, bit {comp_bit}, k = {k}"
+            );
+            assert!(
+                out[window.len()..window.len() + produced] == text[uncomp as usize..],
+                "level {level}, bit {comp_bit}, k = {k}: wrong text"
+            );
+        }
+    }
+    assert_eq!(
+        seen.into_iter().collect::<Vec<_>>(),
+        (1..8).collect::<Vec<_>>(),
+        "every k"
+    );
+}
+
 // ---------------------------------------------------------------------------
 // Requirement numbers.
 
@@ -2768,11 +3109,14 @@ fn print_vectors() {
     for (name, v) in vectors(&spec()) {
         let source = gzip_recipe(&name).map_or(v.source.clone(), |(gz, _)| gz);
         println!("```hex source={name}\n{}```\n", dump(&source));
-        let span = if v.opts.span == DEFAULT_SPAN {
+        let mut span = if v.opts.span == DEFAULT_SPAN {
             String::new()
         } else {
             format!(" span={}", v.opts.span)
         };
+        if v.opts.plain {
+            span += " plain=1";
+        }
         println!(
             "```hex sidecar={name} spacing={} page_size={}{span}\n{}```\n",
             v.opts.spacing,

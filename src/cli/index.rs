@@ -23,6 +23,11 @@ pub struct IndexArgs {
     /// (default 1048576). Smaller: faster random access, larger sidecar.
     #[arg(long, value_name = "BYTES")]
     span: Option<u64>,
+    /// Index FILE's bytes as they are, even if they start with the gzip
+    /// magic or are in a compression format lidx does not read (zstd, xz,
+    /// bzip2, a zlib stream, ...), which is otherwise refused.
+    #[arg(long)]
+    plain: bool,
     /// Rebuild from scratch even if the sidecar is fresh or damaged.
     #[arg(long)]
     force: bool,
@@ -42,7 +47,18 @@ pub fn run(a: IndexArgs) -> lidx::Result<Status> {
     if let Some(s) = a.span {
         oo.span(s);
     }
+    oo.plain(a.plain);
     let mut force = a.force;
+    if a.plain {
+        // A fresh sidecar that reads FILE as gzip: rebuild it as bytes.
+        let mut probe = OpenOptions::new();
+        if let Some(p) = &a.index {
+            probe.sidecar(p);
+        }
+        if let Ok(existing) = probe.inspect(&a.file) {
+            force |= existing.superblock().gzip.ap_count > 0;
+        }
+    }
     if let Some(s) = a.spacing {
         // An explicit spacing that differs from a fresh sidecar's: rebuild.
         let mut probe = OpenOptions::new();
@@ -69,13 +85,16 @@ pub fn run(a: IndexArgs) -> lidx::Result<Status> {
     let opened = oo.open_with_progress(&a.file, &mut |d, t| bar.update(d, t));
     bar.finish();
     let opened = opened?;
-    if opened.action == Action::Damaged {
+    if let Some(what) = opened.index.damage() {
         // Nothing was written: report the damage (the lines before it can
         // still be read by the query commands).
-        return Err(opened
-            .index
-            .damaged_error()
-            .expect("a damaged index knows its damage"));
+        return Err(lidx::Error::NoSidecarForDamage {
+            what: what.to_string(),
+            lines: opened.index.line_count(),
+        });
+    }
+    if let Some(w) = &opened.warning {
+        eprintln!("lidx: warning: {w}");
     }
     if !a.quiet {
         let i = opened.index.info();
@@ -87,18 +106,12 @@ pub fn run(a: IndexArgs) -> lidx::Result<Status> {
             Action::Damaged => unreachable!("returned above"),
             Action::Rebuilt(v) => format!("rebuilt (the file was {v})"),
         };
-        let pct = if i.source_size > 0 {
-            i.sidecar_size as f64 * 100.0 / i.source_size as f64
-        } else {
-            0.0
-        };
         eprintln!(
-            "lidx: {}: {what}: {} lines, {} checkpoints, {} bytes ({pct:.3}% of {} bytes) in {:.2} s",
+            "lidx: {}: {what}: {}, {}, {} in {:.2} s",
             opened.index.sidecar_path().display(),
-            i.lines,
-            i.checkpoints,
-            i.sidecar_size,
-            i.source_size,
+            lidx::count_of(i.lines, "line", "lines"),
+            lidx::count_of(i.checkpoints, "checkpoint", "checkpoints"),
+            super::info::share(&i),
             start.elapsed().as_secs_f64()
         );
     }

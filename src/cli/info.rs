@@ -34,6 +34,17 @@ fn json_str(s: &str) -> String {
     o
 }
 
+/// The sidecar's size and its share of the file on disk (the archive for a
+/// gzip source), as `index` and `info` both state it.
+pub fn share(i: &lidx::Info) -> String {
+    format!(
+        "{} ({:.3}% of the file's {})",
+        lidx::count_of(i.sidecar_size, "byte", "bytes"),
+        i.sidecar_percent(),
+        lidx::count_of(i.file_size, "byte", "bytes")
+    )
+}
+
 pub fn run(a: InfoArgs) -> lidx::Result<Status> {
     let mut oo = OpenOptions::new();
     if let Some(p) = &a.index {
@@ -43,19 +54,15 @@ pub fn run(a: InfoArgs) -> lidx::Result<Status> {
     let i = index.info();
     let fresh = i.verdict == lidx::Verdict::Unchanged;
     // The sidecar as a share of the file on disk (the archive for gzip).
-    let on_disk = i.gzip.map_or(i.source_size, |g| g.0);
-    let pct = if on_disk > 0 {
-        i.sidecar_size as f64 * 100.0 / on_disk as f64
-    } else {
-        0.0
-    };
+    let pct = i.sidecar_percent();
     let (gz_json, gz_text) = match i.gzip {
         Some((size, aps, span)) => (
             format!(
                 ",\"gzip\":{{\"compressed_size\":{size},\"access_points\":{aps},\"span\":{span}}}"
             ),
             format!(
-                "gzip:         source size is the uncompressed text; {size} bytes compressed, {aps} access points, span {span} bytes\n"
+                "gzip:         source size is the uncompressed text; {size} bytes compressed, {}, span {span} bytes\n",
+                lidx::count_of(aps as u64, "access point", "access points")
             ),
         ),
         None => (",\"gzip\":null".to_string(), String::new()),
@@ -80,12 +87,12 @@ pub fn run(a: InfoArgs) -> lidx::Result<Status> {
         )
     } else {
         format!(
-            "file:         {}\nsidecar:      {}\nlines:        {}\nsource size:  {} bytes\n{gz_text}sidecar size: {} bytes ({pct:.4}% of the file)\ncheckpoints:  {}\npages:        {} x {} bytes\ntree height:  {}\nspacing:      {} bytes\nformat:       v{}.{}\nfresh:        {}\n",
+            "file:         {}\nsidecar:      {}\nlines:        {}\nsource size:  {} bytes\n{gz_text}sidecar size: {}\ncheckpoints:  {}\npages:        {} x {} bytes\ntree height:  {}\nspacing:      {} bytes\nformat:       v{}.{}\nfresh:        {}\n",
             a.file.display(),
             index.sidecar_path().display(),
             i.lines,
             i.source_size,
-            i.sidecar_size,
+            share(&i),
             i.checkpoints,
             i.pages,
             i.page_size,

@@ -190,12 +190,17 @@ pub fn open_index(file: &Path, opts: &QueryOpts) -> lidx::Result<Index> {
     if let Some(what) = opened.index.damage() {
         // Shown when the command succeeds (an error already says it):
         // answers are limited to the lines before the end of the archive.
+        let n = opened.index.line_count();
         *DAMAGE_WARNING.lock() = Some(format!(
-            "lidx: warning: {what}; the {} lines before it were indexed in memory (no sidecar written)",
-            opened.index.line_count()
+            "lidx: warning: {what}; the {} before it {} indexed in memory (no sidecar written)",
+            lidx::count_of(n, "line", "lines"),
+            if n == 1 { "was" } else { "were" }
         ));
     } else if !opts.quiet {
         note_action(file, &opened.index, opened.action, start.elapsed());
+    }
+    if let Some(w) = &opened.warning {
+        eprintln!("lidx: warning: {w}");
     }
     Ok(opened.index)
 }
@@ -211,10 +216,10 @@ pub fn note_action(file: &Path, index: &Index, action: Action, took: std::time::
         Action::Damaged => return,
     };
     eprintln!(
-        "lidx: note: {}: {}: {} lines in {:.2} s",
+        "lidx: note: {}: {}: {} in {:.2} s",
         index.sidecar_path().display(),
         what,
-        index.line_count(),
+        lidx::count_of(index.line_count(), "line", "lines"),
         took.as_secs_f64()
     );
     let _ = file;

@@ -194,11 +194,15 @@ impl LineRange {
     pub fn why_empty(&self, line_count: u64) -> String {
         let (first, _) = self.bounds(line_count);
         if first > line_count as i128 {
-            format!("line {first} is past the end (the file has {line_count} lines)")
+            format!(
+                "line {first} is past the end (the file has {})",
+                lidx::count_of(line_count, "line", "lines")
+            )
         } else {
             format!(
-                "range {:?} selects no lines (the file has {line_count} lines)",
-                self.text
+                "range {:?} selects no lines (the file has {})",
+                self.text,
+                lidx::count_of(line_count, "line", "lines")
             )
         }
     }

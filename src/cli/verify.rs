@@ -35,21 +35,21 @@ pub fn run(a: VerifyArgs) -> lidx::Result<Status> {
         // against a source it no longer describes.
         let r = index.verify(false)?;
         println!(
-            "{}: pages ok ({} pages, {} checkpoints) but stale: the source was {} since indexing",
+            "{}: pages ok ({}, {}) but stale: the source was {} since indexing",
             index.sidecar_path().display(),
-            r.pages,
-            r.checkpoints,
+            lidx::count_of(r.pages, "page", "pages"),
+            lidx::count_of(r.checkpoints, "checkpoint", "checkpoints"),
             r.verdict
         );
         return Ok(1);
     }
     let r = index.verify(a.full)?;
     println!(
-        "{}: ok: {} pages, {} checkpoints, {} lines, source unchanged{}",
+        "{}: ok: {}, {}, {}, source unchanged{}",
         index.sidecar_path().display(),
-        r.pages,
-        r.checkpoints,
-        index.line_count(),
+        lidx::count_of(r.pages, "page", "pages"),
+        lidx::count_of(r.checkpoints, "checkpoint", "checkpoints"),
+        lidx::count_of(index.line_count(), "line", "lines"),
         if r.full {
             ", every checkpoint re-scanned"
         } else {

@@ -16,6 +16,14 @@ pub enum HeaderError {
     Incomplete,
     /// Not a gzip member, or an unsupported one (what is wrong).
     Invalid(&'static str),
+    /// The header's CRC-16 (FHCRC: the low 16 bits of the CRC-32 of the
+    /// header bytes before it) does not match them.
+    BadCrc {
+        /// The value stored in the header.
+        stored: u16,
+        /// The value computed from the header bytes.
+        computed: u16,
+    },
 }
 
 /// Parses the member header at the start of `b`; returns its length.
@@ -50,6 +58,12 @@ pub fn parse(b: &[u8]) -> Result<usize, HeaderError> {
         }
     }
     if flg & FHCRC != 0 {
+        let stored = b.get(at..at + 2).ok_or(HeaderError::Incomplete)?;
+        let stored = u16::from_le_bytes([stored[0], stored[1]]);
+        let computed = crc32fast::hash(&b[..at]) as u16;
+        if stored != computed {
+            return Err(HeaderError::BadCrc { stored, computed });
+        }
         at += 2;
     }
     if at > b.len() {
@@ -79,5 +93,26 @@ mod tests {
             parse(b"PK\x03\x04\0\0\0\0\0\0"),
             Err(HeaderError::Invalid("bad magic"))
         );
+    }
+
+    /// FHCRC: the low 16 bits of the CRC-32 of the bytes before it (RFC
+    /// 1952 §2.3.1), checked as gzip and zlib do.
+    #[test]
+    fn header_crc_is_checked() {
+        let mut h = vec![0x1f, 0x8b, 8, FHCRC | FNAME, 0, 0, 0, 0, 0, 3];
+        h.extend_from_slice(b"a.log\0");
+        let crc = crc32fast::hash(&h) as u16;
+        h.extend_from_slice(&crc.to_le_bytes());
+        assert_eq!(parse(&h), Ok(18));
+        assert_eq!(parse(&h[..17]), Err(HeaderError::Incomplete));
+        for at in [4, 12, 16, 17] {
+            let mut bad = h.clone();
+            bad[at] ^= 0x20;
+            assert!(
+                matches!(parse(&bad), Err(HeaderError::BadCrc { .. })),
+                "flip at {at}: {:?}",
+                parse(&bad)
+            );
+        }
     }
 }

@@ -11,7 +11,7 @@
 //! and ISIZE are checked when decoding started at its beginning.
 
 use super::header::{self, HeaderError};
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, SourceDamage};
 use crate::io::ReadAt;
 use miniz_oxide::inflate::TINFLStatus;
 use miniz_oxide::inflate::core::inflate_flags::{
@@ -75,6 +75,12 @@ pub struct Inflater<'s> {
     member_out: u64,
     crc: Option<crc32fast::Hasher>,
     in_member: bool,
+    /// A member has ended (or decoding resumed inside one): what follows
+    /// is another member, zero padding, or trailing garbage.
+    after_member: bool,
+    /// Uncompressed offset at the end of the last member whose CRC-32 and
+    /// length this decoder checked.
+    checked_end: u64,
     pending_start: bool,
     pending: Option<Boundary>,
     /// An error found in the same call that produced the last data: the
@@ -106,6 +112,8 @@ impl<'s> Inflater<'s> {
             member_out: 0,
             crc: None,
             in_member: false,
+            after_member: false,
+            checked_end: 0,
             pending_start: false,
             pending: None,
             pending_err: None,
@@ -137,6 +145,7 @@ impl<'s> Inflater<'s> {
         me.total_out = ap.uncomp;
         me.member_out = w as u64;
         me.in_member = true;
+        me.after_member = true;
         me.crc = ap.member_start.then(crc32fast::Hasher::new);
         Ok(me)
     }
@@ -144,6 +153,15 @@ impl<'s> Inflater<'s> {
     /// Bytes of output produced so far (the uncompressed offset).
     pub fn position(&self) -> u64 {
         self.total_out
+    }
+
+    /// The uncompressed offset where the last member whose CRC-32 and
+    /// length this decoder checked ends (0 before any): the text before it
+    /// is known intact, from a decode started with [`Inflater::new`]. The
+    /// text of a member that turns out damaged, decoded before the damage
+    /// was found, lies after it.
+    pub fn checked_end(&self) -> u64 {
+        self.checked_end
     }
 
     /// The last `min(32 KiB, member output)` bytes of output: the window an
@@ -200,7 +218,7 @@ impl<'s> Inflater<'s> {
             path: self.src.path().to_path_buf(),
             offset: self.at_file(),
             what: what.to_string(),
-            truncated: false,
+            kind: SourceDamage::Corrupt,
         }
     }
 
@@ -210,18 +228,32 @@ impl<'s> Inflater<'s> {
             path: self.src.path().to_path_buf(),
             offset: self.at_file(),
             what: format!("truncated {what} (the archive ends early)"),
-            truncated: true,
+            kind: SourceDamage::Truncated,
         }
     }
 
     /// Starts the next member at the current input position. Returns false
-    /// at the end of the file (trailing zero padding is accepted).
+    /// at the end of the file. After a member, any number of zero bytes to
+    /// the end of the file is padding (as gzip accepts: `tests/trailing-nul`
+    /// and tape blocks); other bytes that do not start with the gzip magic
+    /// are trailing garbage ([`SourceDamage::TrailingGarbage`]: zcat
+    /// ignores them with a warning).
     fn start_member(&mut self) -> Result<bool> {
-        loop {
-            let have = self.fill(64)?;
-            if have == 0 {
+        let have = self.fill(64)?;
+        if have == 0 {
+            return Ok(false);
+        }
+        if self.after_member {
+            let first = self.inb[self.in_start];
+            let second = (have >= 2).then(|| self.inb[self.in_start + 1]);
+            if first == 0 && self.rest_is_zero()? {
                 return Ok(false);
             }
+            if first != header::MAGIC[0] || second.is_some_and(|b| b != header::MAGIC[1]) {
+                return Err(self.garbage());
+            }
+        }
+        loop {
             match header::parse(&self.inb[self.in_start..self.in_end]) {
                 Ok(len) => {
                     self.in_start += len;
@@ -232,28 +264,38 @@ impl<'s> Inflater<'s> {
                     self.pending_start = true;
                     return Ok(true);
                 }
-                Err(HeaderError::Incomplete)
-                    if !self.eof() || have < self.inb.len() && !self.eof() =>
-                {
-                    let want = (have * 2).max(1024);
-                    if self.fill(want)? == have {
+                Err(HeaderError::Incomplete) => {
+                    let have = self.in_end - self.in_start;
+                    if self.eof() || self.fill((have * 2).max(1024))? == have {
                         return Err(self.truncated("member header"));
                     }
                 }
-                Err(HeaderError::Incomplete) => return Err(self.truncated("member header")),
-                Err(HeaderError::Invalid(why)) => {
-                    if self.inb[self.in_start..self.in_end].iter().all(|&b| b == 0)
-                        && self.rest_is_zero()?
-                    {
-                        return Ok(false);
-                    }
-                    return Err(self.corrupt(why));
+                Err(HeaderError::Invalid(why)) => return Err(self.corrupt(why)),
+                Err(HeaderError::BadCrc { stored, computed }) => {
+                    return Err(self.corrupt(format!(
+                        "member header CRC is {computed:#06x}, its FHCRC field says {stored:#06x}"
+                    )));
                 }
             }
         }
     }
 
-    fn rest_is_zero(&mut self) -> Result<bool> {
+    /// The error for bytes after the last member that are not a member.
+    fn garbage(&self) -> Error {
+        let n = self.src.len() - self.at_file();
+        Error::CorruptSource {
+            path: self.src.path().to_path_buf(),
+            offset: self.at_file(),
+            what: format!(
+                "{} that {} neither a gzip member nor zero padding",
+                crate::error::count_of(n, "byte", "bytes"),
+                if n == 1 { "is" } else { "are" }
+            ),
+            kind: SourceDamage::TrailingGarbage,
+        }
+    }
+
+    fn rest_is_zero(&self) -> Result<bool> {
         let mut at = self.at_file();
         let mut buf = vec![0u8; 1 << 16];
         while at < self.src.len() {
@@ -276,6 +318,7 @@ impl<'s> Inflater<'s> {
         let t = &self.inb[self.in_start..self.in_start + 8];
         let crc = u32::from_le_bytes(t[0..4].try_into().expect("4 bytes"));
         let isize = u32::from_le_bytes(t[4..8].try_into().expect("4 bytes"));
+        let checked = self.crc.is_some();
         if let Some(h) = self.crc.take() {
             let got = h.finalize();
             if got != crc {
@@ -292,6 +335,10 @@ impl<'s> Inflater<'s> {
         }
         self.in_start += 8;
         self.in_member = false;
+        self.after_member = true;
+        if checked {
+            self.checked_end = self.total_out;
+        }
         Ok(())
     }
 
@@ -528,13 +575,88 @@ pub(crate) mod tests {
         let mut all = a.clone();
         all.extend(&c);
         check("members", archive.clone(), &all);
-        // Trailing zero padding is accepted; trailing garbage is not.
-        let mut padded = archive.clone();
-        padded.extend([0u8; 100]);
-        check("padded", padded, &all);
-        let mut garbage = archive;
-        garbage.extend(b"garbage!!!");
-        assert!(decode_all(&MemSource::new(garbage)).is_err());
+        // Any number of trailing zero bytes is padding (GNU gzip's
+        // `tests/trailing-nul` has one).
+        for zeros in [1, 2, 7, 100, 70_000] {
+            let mut padded = archive.clone();
+            padded.extend(vec![0u8; zeros]);
+            check(&format!("{zeros} zeros"), padded, &all);
+        }
+        // Anything else after the last member is trailing garbage, unless
+        // it starts with the gzip magic: then it is a (damaged or cut)
+        // member, as gzip sees it.
+        use SourceDamage::*;
+        for (tail, kind) in [
+            (&b"garbage!!!"[..], TrailingGarbage),
+            (b"\0\0x", TrailingGarbage),
+            (b"\x1fX1234567890", TrailingGarbage),
+            (b"\n", TrailingGarbage),
+            (b"\x1f", Truncated),
+            (b"\x1f\x8b", Truncated),
+            (b"\x1f\x8b\x08\x00\0\0\0\0\0\x03", Truncated),
+            (b"\x1f\x8b\x08\x00\0\0\0\0\0\x03\xff\xff\xff\xff", Corrupt),
+            (b"\x1f\x8b\x07\x00\0\0\0\0\0\x03", Corrupt),
+        ] {
+            let mut bad = archive.clone();
+            bad.extend(tail);
+            let src = MemSource::new(bad.clone());
+            let mut inf = Inflater::new(&src);
+            let mut out = Vec::new();
+            let err = loop {
+                match inf.next_event() {
+                    Ok(Some(Event::Data(d))) => out.extend_from_slice(d),
+                    Ok(Some(Event::Boundary { .. })) => {}
+                    Ok(None) => panic!("{tail:?}: decoded without an error"),
+                    Err(e) => break e,
+                }
+            };
+            assert!(out == all, "{tail:?}: the members' text comes first");
+            assert_eq!(inf.checked_end(), all.len() as u64, "{tail:?}");
+            match err {
+                Error::CorruptSource {
+                    offset, kind: k, ..
+                } => {
+                    assert_eq!(k, kind, "{tail:?}");
+                    if kind == TrailingGarbage {
+                        assert_eq!(offset, archive.len() as u64, "{tail:?}");
+                    }
+                }
+                other => panic!("{tail:?}: {other}"),
+            }
+        }
+    }
+
+    /// `checked_end` advances at each member whose trailer checks, and not
+    /// at a member whose CRC is wrong.
+    #[test]
+    fn checked_end_stops_before_a_bad_member() {
+        let (a, b, c) = (text(100_000, 1), text(50_000, 2), text(70_000, 3));
+        let mut archive = gz(&a, 6);
+        let second = archive.len();
+        archive.extend(gz(&b, 6));
+        let third = archive.len();
+        archive.extend(gz(&c, 6));
+        // The CRC-32 in the second member's trailer.
+        archive[third - 8] ^= 1;
+        let src = MemSource::new(archive);
+        let mut inf = Inflater::new(&src);
+        let mut ends = Vec::new();
+        let err = loop {
+            match inf.next_event() {
+                Ok(Some(_)) => {
+                    if ends.last() != Some(&inf.checked_end()) {
+                        ends.push(inf.checked_end());
+                    }
+                }
+                Ok(None) => panic!("decoded without an error"),
+                Err(e) => break e,
+            }
+        };
+        assert_eq!(ends, [0, a.len() as u64]);
+        assert!(
+            matches!(err, Error::CorruptSource { kind: SourceDamage::Corrupt, offset, .. } if offset as usize >= second),
+            "{err}"
+        );
     }
 
     #[test]

@@ -182,8 +182,8 @@ impl<A: AccessPoints> GzText<A> {
             return Err(Error::SourceChanged {
                 path: self.gz.path().to_path_buf(),
                 what: format!(
-                    "span {i} decodes to {} bytes, the index says {}",
-                    out.len(),
+                    "span {i} decodes to {}, the index says {}",
+                    crate::error::count_of(out.len() as u64, "byte", "bytes"),
                     end - ap.uncomp
                 ),
             });

@@ -57,11 +57,27 @@ impl SidecarAps {
         Error::corrupt(self.file.path(), page as u64, what)
     }
 
-    /// Reads page `id`, checks its CRC and header; returns it and its count.
+    /// Reads page `id`, checks its CRC and header; returns it and
+    /// its count. Every page of its kind but the last is full, and
+    /// the last access-point page holds the rest of `ap_count`, so a page
+    /// that holds fewer cannot shift the records after it.
     fn page(&self, id: u32, kind: PageKind, max: usize) -> Result<(Vec<u8>, usize)> {
         let mut buf = vec![0u8; self.sb.page_size as usize];
         crate::cache::read_checked(&*self.file, id, &mut buf)?;
         let n = fmt::check_page(&buf, kind, id, max).map_err(|w| self.corrupt(id, w))?;
+        let g = &self.sb.gzip;
+        let want = match kind {
+            PageKind::AccessPoints if id + 1 == g.ap_first_page + g.ap_pages => {
+                Some(g.ap_count as usize - (g.ap_pages as usize - 1) * max)
+            }
+            PageKind::Blob if id + 1 == g.ap_first_page + g.ap_pages + g.blob_pages => None,
+            _ => Some(max),
+        };
+        if let Some(want) = want
+            && n != want
+        {
+            return Err(self.corrupt(id, format!("count {n} where R-94 implies {want}")));
+        }
         Ok((buf, n))
     }
 
@@ -80,10 +96,12 @@ impl SidecarAps {
         }
         let at = crate::format::PAGE_HEADER_LEN + k * fmt::AP_RECORD_LEN;
         let r = ApRecord::decode(&page[at..at + fmt::AP_RECORD_LEN]);
-        // a longer blob is damage, not something to allocate.
+        // a longer blob is damage, not something to allocate; a
+        // window is stored (blob_len > 0) exactly when it is not empty.
         if r.uncomp > self.sb.gzip.text_len
             || r.window_len as usize > crate::gzip::inflate::WINDOW
             || r.blob_len > fmt::MAX_BLOB_LEN
+            || (r.blob_len == 0) != (r.window_len == 0)
         {
             return Err(self.corrupt(id, format!("access point {i} is out of range")));
         }

@@ -87,6 +87,21 @@ pub struct Info {
     /// gzip sources: (compressed file size, access points, span); `None`
     /// for plain sources.
     pub gzip: Option<(u64, u32, u32)>,
+    /// Size of the source file as indexed, on disk: the archive for a gzip
+    /// source (its `source_size`, R-91), else the indexed text.
+    pub file_size: u64,
+}
+
+impl Info {
+    /// The sidecar's size as a percentage of the source file on disk
+    /// ([`Info::file_size`]); 0 for an empty file.
+    pub fn sidecar_percent(&self) -> f64 {
+        if self.file_size == 0 {
+            0.0
+        } else {
+            self.sidecar_size as f64 * 100.0 / self.file_size as f64
+        }
+    }
 }
 
 /// Reads and validates the superblock of `sidecar`.
@@ -298,6 +313,7 @@ impl Index {
                 self.sb.gzip.ap_count,
                 self.sb.gzip.span,
             )),
+            file_size: self.sb.fingerprint.size,
         }
     }
 

@@ -4,6 +4,7 @@ use super::locate::{self, is_permission_error};
 use super::{DEFAULT_CACHE_BYTES, Index, read_superblock};
 use crate::error::{Error, Result};
 use crate::ingest::fingerprint::{self, Verdict};
+use crate::ingest::sniff::{self, Sniffed};
 use crate::ingest::writer::AtomicFile;
 use crate::ingest::{self, BuildOptions, SourceInfo};
 use crate::io::{FileSource, ReadAt};
@@ -23,9 +24,10 @@ pub enum Action {
     Rebuilt(Verdict),
     /// A rebuild was forced ([`OpenOptions::force`]).
     Forced,
-    /// The source is a gzip archive that ends early (truncated): the lines
-    /// before the end were indexed in memory ([`Index::damage`] says
-    /// where); nothing was written.
+    /// The source is a damaged gzip archive (it ends early, has damaged
+    /// data or trailing garbage): the complete lines before the damage were
+    /// indexed in memory ([`Index::damage`] says what and where); nothing
+    /// was written.
     Damaged,
 }
 
@@ -36,6 +38,10 @@ pub struct Opened {
     pub index: Index,
     /// What was done.
     pub action: Action,
+    /// A warning about the source found while building its sidecar: it
+    /// does not look like text (raw deflate, compressed or random data;
+    /// see [`crate::ingest::sniff`]). It was indexed as plain bytes.
+    pub warning: Option<String>,
 }
 
 /// How to open a source's index.
@@ -121,6 +127,17 @@ impl OpenOptions {
         self
     }
 
+    /// Builds index the source as plain bytes, whatever its first bytes
+    /// say ([`BuildOptions::plain`]): a file that starts with the gzip
+    /// magic without being gzip, or compressed data whose bytes are wanted
+    /// as they are. Without it, a build refuses data in another compression
+    /// format ([`Error::UnsupportedSource`]). A fresh sidecar is used as it
+    /// is, whichever way it was built.
+    pub fn plain(&mut self, yes: bool) -> &mut OpenOptions {
+        self.build.plain = yes;
+        self
+    }
+
     /// Opens the existing sidecar of `source` whatever its freshness (for
     /// `info` and `verify`): the verdict is in [`Index::verdict`]. Never
     /// builds or writes anything.
@@ -138,13 +155,28 @@ impl OpenOptions {
             }
         };
         if !path.exists() {
-            return Err(Error::Missing {
-                source_path: source.to_path_buf(),
-                sidecar: path,
-            });
+            return Err(self.missing(&src, source, path)?);
         }
         let side = FileSource::open(&path)?;
         Index::from_parts(Box::new(src), Box::new(side), info.mtime, self.cache_bytes)
+    }
+
+    /// The error for a source without a sidecar: [`Error::Missing`], or
+    /// [`Error::UnsupportedSource`] when no sidecar could be built for it.
+    fn missing(&self, src: &FileSource, source: &Path, sidecar: PathBuf) -> Result<Error> {
+        let gzip = if self.build.plain {
+            false
+        } else {
+            match sniff::sniff(src)? {
+                Sniffed::Compressed(f) => return Ok(unsupported(source, f)),
+                s => s == Sniffed::Gzip,
+            }
+        };
+        Ok(Error::Missing {
+            source_path: source.to_path_buf(),
+            sidecar,
+            gzip,
+        })
     }
 
     /// `source` resolved by [`locate::named_source`]; with an explicit
@@ -173,11 +205,9 @@ impl OpenOptions {
             // A damaged gzip archive: no sidecar can describe it, but the
             // lines before the damage stay readable through an in-memory
             // index of them (rebuilt by each process; nothing is written).
-            Err(
-                e @ Error::CorruptSource {
-                    truncated: true, ..
-                },
-            ) if self.refresh || self.force => self.open_damaged(source, e),
+            Err(e @ Error::CorruptSource { .. }) if self.refresh || self.force => {
+                self.open_damaged(source, e)
+            }
             other => other,
         }
     }
@@ -185,12 +215,30 @@ impl OpenOptions {
     fn open_damaged(&self, source: &Path, damage: Error) -> Result<Opened> {
         let (src, info) = open_source(source)?;
         let mut pages = vec![0u8; self.build.page_size as usize];
-        let (sb, found) =
-            match ingest::gzip::build_tolerant(&src, &info, &self.build, &mut pages, &mut |_| {}) {
-                Ok(r) => r,
-                Err(_) => return Err(damage),
-            };
+        let (sb, found) = match ingest::gzip::build_tolerant(
+            &src,
+            &info,
+            &self.build,
+            &mut pages,
+            &mut |_| {},
+        ) {
+            Ok(r) => r,
+            // Not even the first member's header is right: maybe the
+            // file only starts like gzip.
+            Err(Error::Damaged { what, lines: 0 })
+                if matches!(damage, Error::CorruptSource { offset: 0, .. }) =>
+            {
+                return Err(Error::Damaged {
+                    what: format!(
+                        "{what} (if it is not a gzip file, `lidx index --plain` indexes its bytes)"
+                    ),
+                    lines: 0,
+                });
+            }
+            Err(e) => return Err(e),
+        };
         let Some(found) = found else {
+            // It decoded completely this time: it changed under us.
             return Err(damage);
         };
         pages[..crate::format::SUPERBLOCK_LEN].copy_from_slice(&sb.encode());
@@ -204,6 +252,7 @@ impl OpenOptions {
         Ok(Opened {
             index,
             action: Action::Damaged,
+            warning: None,
         })
     }
 
@@ -243,6 +292,7 @@ impl OpenOptions {
                 return Ok(Opened {
                     index,
                     action: Action::Opened,
+                    warning: None,
                 });
             }
             found.push((path.clone(), *in_cache_dir, opened));
@@ -288,7 +338,7 @@ impl OpenOptions {
                                 }
                             })
                         })?;
-                        return self.reopen(src, &dest, info.mtime, Action::Extended);
+                        return self.reopen(src, &dest, info.mtime, Action::Extended, None);
                     }
                     verdict => {
                         index.check_not_foreign()?;
@@ -299,9 +349,15 @@ impl OpenOptions {
                                 verdict,
                             });
                         }
-                        let dest =
+                        let (dest, warning) =
                             self.rebuild(&src, &info, &path, source, in_cache_dir, progress)?;
-                        return self.reopen(src, &dest, info.mtime, Action::Rebuilt(verdict));
+                        return self.reopen(
+                            src,
+                            &dest,
+                            info.mtime,
+                            Action::Rebuilt(verdict),
+                            warning,
+                        );
                     }
                 },
             }
@@ -314,21 +370,21 @@ impl OpenOptions {
             None => candidates[0].clone(),
         };
         if !self.refresh && !self.force {
-            return Err(Error::Missing {
-                source_path: source.to_path_buf(),
-                sidecar: path,
-            });
+            return Err(self.missing(&src, source, path)?);
         }
         let existed = path.exists();
-        let dest = self.rebuild(&src, &info, &path, source, in_cache_dir, progress)?;
+        let (dest, warning) = self.rebuild(&src, &info, &path, source, in_cache_dir, progress)?;
         let action = match (existed, self.force) {
             (false, _) => Action::Built,
             (true, true) => Action::Forced,
             (true, false) => Action::Rebuilt(Verdict::Rewritten),
         };
-        self.reopen(src, &dest, info.mtime, action)
+        self.reopen(src, &dest, info.mtime, action, warning)
     }
 
+    /// Builds `source`'s sidecar from scratch; returns where it went and a
+    /// warning about the source. Data in another compression format is
+    /// refused unless [`OpenOptions::plain`].
     fn rebuild(
         &self,
         src: &FileSource,
@@ -337,14 +393,24 @@ impl OpenOptions {
         source: &Path,
         in_cache_dir: bool,
         progress: &mut dyn FnMut(u64, u64),
-    ) -> Result<PathBuf> {
-        self.writable(path, source, in_cache_dir, |dest| {
+    ) -> Result<(PathBuf, Option<String>)> {
+        let warning = if self.build.plain {
+            None
+        } else {
+            match sniff::sniff(src)? {
+                Sniffed::Compressed(f) => return Err(unsupported(source, f)),
+                Sniffed::Plain(w) => w.map(|w| format!("{}: {w}", source.display())),
+                Sniffed::Gzip => None,
+            }
+        };
+        let dest = self.writable(path, source, in_cache_dir, |dest| {
             write_sidecar(dest, self.build.page_size, |sink| {
                 ingest::build(src, info, &self.build, sink, &mut |d| {
                     progress(d, src.len())
                 })
             })
-        })
+        })?;
+        Ok((dest, warning))
     }
 
     /// Runs `write(dest)`; when `dest` is next to the source and not
@@ -379,10 +445,23 @@ impl OpenOptions {
         sidecar: &Path,
         mtime: (i64, u32),
         action: Action,
+        warning: Option<String>,
     ) -> Result<Opened> {
         let side = FileSource::open(sidecar)?;
         let index = Index::from_parts(Box::new(src), Box::new(side), mtime, self.cache_bytes)?;
-        Ok(Opened { index, action })
+        Ok(Opened {
+            index,
+            action,
+            warning,
+        })
+    }
+}
+
+fn unsupported(source: &Path, f: sniff::Format) -> Error {
+    Error::UnsupportedSource {
+        path: source.to_path_buf(),
+        format: f.name().to_string(),
+        why: f.why(),
     }
 }
 

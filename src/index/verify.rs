@@ -251,7 +251,8 @@ fn rescan(index: &Index) -> Result<()> {
     let lines = sc.newlines() + u64::from(size > 0 && last != Some(b'\n'));
     if lines != sb.line_count {
         return Err(mismatch(format!(
-            "re-scan counts {lines} lines, the sidecar says {}",
+            "re-scan counts {}, the sidecar says {}",
+            crate::error::count_of(lines, "line", "lines"),
             sb.line_count
         )));
     }

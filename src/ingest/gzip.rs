@@ -11,7 +11,7 @@
 use super::build::{PageSink, TreeBuilder};
 use super::scan::Scanner;
 use super::{BuildOptions, SourceInfo, fingerprint};
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, SourceDamage};
 use crate::format::gzip::{self as fmt, AP_MEMBER_START, ApRecord};
 use crate::format::{self, GzipFields, PageKind, Superblock};
 use crate::gzip::{Event, Inflater};
@@ -204,11 +204,16 @@ pub fn extend(
     )
 }
 
-/// As [`build()`], but a damaged archive (truncated, corrupt deflate data,
-/// bad member CRC) is indexed up to the last complete line decoded before
-/// the damage; the damage is returned beside the superblock. Such a sidecar
-/// describes only part of the text: callers keep it in memory and refuse
-/// answers past its end (see `Index::damage`).
+/// As [`build()`], but a damaged archive is indexed up to the last
+/// complete line before the damage, and the damage is returned beside the
+/// superblock: for an archive that ends early ([`SourceDamage::Truncated`]),
+/// the last complete line decoded; for damaged data (a bad code, a CRC or
+/// length mismatch, a bad member header) or trailing garbage, the last
+/// complete line of the members before it whose CRC-32 and length checked.
+/// Such a sidecar describes only part of the text: callers keep it in
+/// memory and refuse answers past its end (see `Index::damage`). When no
+/// complete line precedes the damage, the error is [`Error::Damaged`] with
+/// 0 lines.
 pub fn build_tolerant(
     gz: &dyn ReadAt,
     info: &SourceInfo,
@@ -249,10 +254,13 @@ fn run_tolerant(
         mut blobs,
         at,
     } = start;
-    // The text length is known only at the end: scan with an open end and
-    // hold the newest checkpoint back until it is known not to be at EOF.
+    // The text length is known only at the end: scan with an open end.
+    // Checkpoints wait in `pending` until they are known to lie before the
+    // end of the indexed text: the newest one might be at the very end,
+    // and in a tolerant build every one after the last member whose
+    // trailer checked might lie past the damage.
     let mut scanner = Scanner::resume(from, opts.spacing, u64::MAX);
-    let mut held: Option<Checkpoint> = None;
+    let mut pending: Vec<Checkpoint> = Vec::new();
     let (mut inf, mut uoff) = match &at {
         Some(ap) => (Inflater::resume(gz, ap)?, ap.uncomp),
         None => (Inflater::new(gz), 0),
@@ -265,18 +273,29 @@ fn run_tolerant(
     let mut span_crc = crc32fast::Hasher::new();
     let mut compressor = WindowCompressor::new();
     let mut damage: Option<Error> = None;
+    // Tolerant builds: (end of the last complete line, lines) at the end
+    // of the last member whose CRC-32 and length checked.
+    let mut checked = Cut {
+        text_len: 0,
+        lines: 0,
+    };
+    let mut checked_at = None;
     loop {
+        if tolerate && inf.checked_end() == uoff && checked_at != Some(uoff) {
+            checked_at = Some(uoff);
+            checked = Cut {
+                text_len: scanner.line_start(),
+                lines: scanner.newlines(),
+            };
+            let keep = pending.partition_point(|cp| cp.offset < checked.text_len);
+            for cp in pending.drain(..keep) {
+                tree.push(cp, sink)?;
+            }
+        }
         let ev = match inf.next_event() {
             Ok(Some(ev)) => ev,
             Ok(None) => break,
-            // Only an archive that ends early keeps its prefix: after
-            // damaged data (a bad code, a CRC mismatch) nothing decoded
-            // from the damaged member can be trusted.
-            Err(
-                e @ Error::CorruptSource {
-                    truncated: true, ..
-                },
-            ) if tolerate => {
+            Err(e @ Error::CorruptSource { .. }) if tolerate => {
                 damage = Some(e);
                 break;
             }
@@ -287,14 +306,14 @@ fn run_tolerant(
                 let end = uoff + d.len() as u64;
                 if end > scan_from {
                     let skip = scan_from.saturating_sub(uoff) as usize;
-                    scanner.feed(
-                        &d[skip..],
-                        uoff + skip as u64,
-                        &mut |cp| match held.replace(cp) {
-                            Some(h) => tree.push(h, sink),
-                            None => Ok(()),
-                        },
-                    )?;
+                    scanner.feed(&d[skip..], uoff + skip as u64, &mut |cp| {
+                        pending.push(cp);
+                        // Streaming: only the newest one waits.
+                        if !tolerate && pending.len() > 1 {
+                            tree.push(pending.remove(0), sink)?;
+                        }
+                        Ok::<(), Error>(())
+                    })?;
                 }
                 if end > crc_from {
                     span_crc.update(&d[crc_from.saturating_sub(uoff) as usize..]);
@@ -342,36 +361,52 @@ fn run_tolerant(
             }
         }
     }
-    let text_len = match &damage {
+    let (text_len, lines) = match &damage {
         None => {
             if let Some(last) = records.last_mut() {
                 last.span_crc = span_crc.finalize();
             }
-            uoff
+            let lines = scanner.newlines() + u64::from(uoff > 0 && last_byte != Some(b'\n'));
+            (uoff, lines)
         }
         Some(e) => {
-            // Keep the complete lines decoded before the damage.
-            let text_len = scanner.line_start();
-            if text_len == 0 {
-                return Err(clone_corrupt(e));
+            // Keep the complete lines before the damage: for an archive
+            // that merely ends early, every complete line decoded (the
+            // bytes before the end are intact, as zcat prints them); for
+            // damaged data or trailing garbage, only those of the members
+            // whose CRC-32 and length checked (what was decoded of a
+            // damaged member cannot be trusted).
+            let cut = match e {
+                Error::CorruptSource {
+                    kind: SourceDamage::Truncated,
+                    ..
+                } => Cut {
+                    text_len: scanner.line_start(),
+                    lines: scanner.newlines(),
+                },
+                _ => checked,
+            };
+            if cut.text_len == 0 {
+                return Err(Error::Damaged {
+                    what: e.to_string(),
+                    lines: 0,
+                });
             }
-            records.retain(|r| r.uncomp < text_len);
+            records.retain(|r| r.uncomp < cut.text_len);
             let last = records.last_mut().expect("the access point at 0 is kept");
-            last.span_crc = prefix_crc(gz, &blobs, last, text_len)?;
-            last_byte = Some(b'\n');
-            text_len
+            last.span_crc = prefix_crc(gz, &blobs, last, cut.text_len)?;
+            (cut.text_len, cut.lines)
         }
     };
     scanner.set_end(text_len);
-    scanner.finish(&mut |cp| match held.replace(cp) {
-        Some(h) => tree.push(h, sink),
-        None => Ok(()),
+    scanner.finish(&mut |cp| {
+        pending.push(cp);
+        Ok::<(), Error>(())
     })?;
-    if let Some(h) = held.filter(|h| h.offset < text_len) {
-        tree.push(h, sink)?;
+    for cp in pending.into_iter().filter(|cp| cp.offset < text_len) {
+        tree.push(cp, sink)?;
     }
     progress(gz.len());
-    let lines = scanner.newlines() + u64::from(text_len > 0 && last_byte != Some(b'\n'));
     let fp = fingerprint::compute(gz, gz.len(), info.mtime)?;
     let mut sb = super::finish(tree, sink, opts, lines, fp, &info.name)?;
 
@@ -424,22 +459,13 @@ fn run_tolerant(
     Ok((sb, sb_damage))
 }
 
-/// A copy of a `CorruptSource` error (errors are not `Clone`).
-fn clone_corrupt(e: &Error) -> Error {
-    match e {
-        Error::CorruptSource {
-            path,
-            offset,
-            what,
-            truncated,
-        } => Error::CorruptSource {
-            path: path.clone(),
-            offset: *offset,
-            what: what.clone(),
-            truncated: *truncated,
-        },
-        other => Error::InvalidArgument(other.to_string()),
-    }
+/// Where a tolerant build ends the indexed text.
+#[derive(Debug, Clone, Copy)]
+struct Cut {
+    /// Text bytes kept: up to the end of the last complete line.
+    text_len: u64,
+    /// Lines in them.
+    lines: u64,
 }
 
 /// CRC-32 of the text from access point `r` to `end`, decoding it again

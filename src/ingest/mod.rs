@@ -2,7 +2,9 @@
 //!
 //! [`scan`] turns source bytes into checkpoints, [`mod@build`] bulk-loads them
 //! into B+tree pages, [`writer`] puts the pages on disk crash-safely, and
-//! [`fingerprint`] binds the sidecar to its source. Reads are `pread`s of a
+//! [`fingerprint`] binds the sidecar to its source; [`sniff`] says from
+//! its first bytes what a source holds (gzip, another compression format,
+//! text), and [`mod@gzip`] indexes a gzip source's text. Reads are `pread`s of a
 //! fixed reused buffer ([`BUFFER_SIZE`], chosen by measurement; see
 //! `benches/README.md`); memory is that buffer plus one node per tree level,
 //! whatever the source size. Extension of a grown source copies the old
@@ -12,6 +14,7 @@ pub mod build;
 pub mod fingerprint;
 pub mod gzip;
 pub mod scan;
+pub mod sniff;
 pub mod writer;
 
 use crate::cache::PageCache;
@@ -39,6 +42,10 @@ pub struct BuildOptions {
     pub buffer_size: usize,
     /// gzip sources: text bytes between access points.
     pub span: u64,
+    /// Index the source as plain bytes even if it starts with the gzip
+    /// magic (spec R-90): for a file that only looks like gzip, or to
+    /// index an archive's compressed bytes.
+    pub plain: bool,
 }
 
 impl Default for BuildOptions {
@@ -48,6 +55,7 @@ impl Default for BuildOptions {
             page_size: format::DEFAULT_PAGE_SIZE,
             buffer_size: BUFFER_SIZE,
             span: gzip::DEFAULT_SPAN,
+            plain: false,
         }
     }
 }
@@ -64,6 +72,7 @@ impl BuildOptions {
             } else {
                 gzip::DEFAULT_SPAN
             },
+            plain: sb.source_kind != format::SOURCE_KIND_GZIP,
             ..BuildOptions::default()
         }
     }
@@ -215,8 +224,11 @@ fn line_count(newlines: u64, size: u64, last_byte: Option<u8>) -> u64 {
     newlines + u64::from(size > 0 && last_byte != Some(b'\n'))
 }
 
-/// Builds a sidecar for all of `src` (its length is fixed by the `ReadAt`).
-/// Pages go to `sink`; the returned superblock is for page 0.
+/// Builds a sidecar for all of `src` (its length is fixed by the `ReadAt`):
+/// a gzip source as its text unless [`BuildOptions::plain`], else
+/// its bytes. Pages go to `sink`; the returned superblock is for page 0.
+/// (Refusing other compressed formats is [`crate::OpenOptions`]' policy,
+/// see [`sniff`].)
 pub fn build(
     src: &dyn ReadAt,
     info: &SourceInfo,
@@ -225,7 +237,7 @@ pub fn build(
     progress: &mut dyn FnMut(u64),
 ) -> Result<Superblock> {
     opts.validate()?;
-    if is_gzip(src)? {
+    if !opts.plain && is_gzip(src)? {
         return gzip::build(src, info, opts, sink, progress);
     }
     let first = Checkpoint { line: 0, offset: 0 };

@@ -13,6 +13,15 @@ use std::process::{Command, Stdio};
 
 use crate::run::{BIN, Out, Rules, checked};
 
+/// "1 line", "N lines", as messages say it.
+fn n_lines(n: u64) -> String {
+    if n == 1 {
+        "1 line".to_string()
+    } else {
+        format!("{n} lines")
+    }
+}
+
 /// Runs `cmd` and checks the rules every run must follow.
 fn finish(cmd: Command) -> Out {
     finish_with(cmd, true)
@@ -250,9 +259,10 @@ fn lines_every_range_form_matches_sed_and_model() {
                     assert_eq!(
                         g.stderr,
                         format!(
-                            "lidx: {}: line {} is past the end (the file has {n} lines)\n",
+                            "lidx: {}: line {} is past the end (the file has {})\n",
                             path.display(),
-                            first_past + 1
+                            first_past + 1,
+                            n_lines(n)
                         ),
                         "{ctx}"
                     );
@@ -371,7 +381,7 @@ fn line_at_matches_grep_b_and_model() {
             assert!(
                 o.stderr.contains(&path.display().to_string())
                     && o.stderr.contains("past the end")
-                    && o.stderr.contains(&format!("{} lines", m.line_count())),
+                    && o.stderr.contains(&n_lines(m.line_count())),
                 "{name} offset {off}: {}",
                 o.stderr
             );
@@ -783,7 +793,7 @@ fn stale_and_grown_sources_are_refreshed_with_a_note() {
     assert_eq!(o.stdout_str(), "1\n");
     assert!(
         o.stderr
-            .contains("rebuilt (the file was rewritten): 1 lines"),
+            .contains("rebuilt (the file was rewritten): 1 line in"),
         "{}",
         o.stderr
     );
@@ -1186,7 +1196,7 @@ fn index_subcommand() {
     assert_eq!(o.code, 0);
     assert!(
         o.stderr
-            .starts_with(&format!("lidx: {side}: built: 5 lines, 1 checkpoints, ")),
+            .starts_with(&format!("lidx: {side}: built: 5 lines, 1 checkpoint, ")),
         "{}",
         o.stderr
     );
@@ -1658,4 +1668,140 @@ fn follow_prints_new_complete_lines_and_survives_rotation() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("truncated or replaced"), "{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+/// Issue 9, item 14: "1 line" (never "1 lines"); "0 lines" when no
+/// complete line precedes the damage; `index` and `info` state the
+/// sidecar's share of the same size, the file on disk (the archive for a
+/// gzip source); `info` and `verify` without a sidecar of an archive that
+/// ends early do not just advise a `lidx index` that writes nothing.
+#[test]
+fn messages_count_lines_and_state_one_share() {
+    let dir = tempfile::tempdir().unwrap();
+    let one = dir.path().join("one.txt");
+    std::fs::write(&one, b"only\n").unwrap();
+    let p = one.to_str().unwrap();
+    let side = format!("{p}.lidx");
+    let o = lidx(["index", p]);
+    let s = std::fs::metadata(&side).unwrap().len();
+    let share = |s: u64, n: u64| {
+        format!(
+            "{s} bytes ({:.3}% of the file's {n} bytes)",
+            s as f64 * 100.0 / n as f64
+        )
+    };
+    assert!(
+        o.stderr.starts_with(&format!(
+            "lidx: {side}: built: 1 line, 1 checkpoint, {} in ",
+            share(s, 5)
+        )),
+        "{}",
+        o.stderr
+    );
+    let o = lidx(["verify", p]);
+    assert_eq!(
+        o.stdout_str(),
+        format!("{side}: ok: 2 pages, 1 checkpoint, 1 line, source unchanged\n")
+    );
+    let o = lidx(["lines", p, "2"]);
+    assert_eq!(
+        (o.code, o.stderr.clone()),
+        (
+            1,
+            format!("lidx: {p}: line 2 is past the end (the file has 1 line)\n")
+        )
+    );
+    let o = lidx(["line-at", p, "5"]);
+    assert_eq!(
+        (o.code, o.stderr.clone()),
+        (
+            1,
+            format!("lidx: {p}: offset 5 is past the end (the file has 1 line, 5 bytes)\n")
+        )
+    );
+
+    // gzip: the same share, of the archive's size, in index and info.
+    let gz = |data: &[u8], level: u32| {
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(level));
+        e.write_all(data).unwrap();
+        e.finish().unwrap()
+    };
+    let text: Vec<u8> = (0..5000)
+        .flat_map(|i| format!("line {i}\n").into_bytes())
+        .collect();
+    let archive = gz(&text, 6);
+    let path = dir.path().join("a.log.gz");
+    std::fs::write(&path, &archive).unwrap();
+    let p = path.to_str().unwrap();
+    let side = format!("{p}.lidx");
+    let o = lidx(["index", p]);
+    let s = std::fs::metadata(&side).unwrap().len();
+    let want = share(s, archive.len() as u64);
+    assert!(
+        o.stderr.contains(&format!(", {want} in ")),
+        "{want}: {}",
+        o.stderr
+    );
+    let o = lidx(["info", p]);
+    assert!(
+        o.stdout_str()
+            .contains(&format!("\nsidecar size: {want}\n")),
+        "{want}: {}",
+        o.stdout_str()
+    );
+
+    // An archive that ends early: stored blocks, so the cut is exact.
+    let archive = gz(b"first\nsecond\n", 0);
+    let data = 10 + 5; // gzip header, stored block header
+    for (cut, lines) in [(data + 9, 1u64), (data + 3, 0)] {
+        let path = dir.path().join(format!("cut{cut}.log.gz"));
+        std::fs::write(&path, &archive[..cut]).unwrap();
+        let p = path.to_str().unwrap();
+        let what = format!(
+            "{p}: corrupt gzip data near compressed byte {cut}: truncated deflate stream (the archive ends early)"
+        );
+        let o = lidx(["count", p]);
+        let tail = if lines == 1 {
+            "only the 1 line before the damage can be read".to_string()
+        } else {
+            "0 lines can be read (no complete line before the damage)".to_string()
+        };
+        assert_eq!(
+            (o.code, o.stderr.clone()),
+            (2, format!("lidx: {what}; {tail}\n"))
+        );
+        if lines == 1 {
+            let o = lidx(["lines", p, "1"]);
+            assert_eq!((o.code, o.stdout_str()), (0, "first\n".to_string()));
+            assert_eq!(
+                o.stderr,
+                format!(
+                    "lidx: warning: {what}; the 1 line before it was indexed in memory (no sidecar written)\n"
+                )
+            );
+            let o = lidx(["index", p]);
+            assert_eq!(
+                (o.code, o.stderr.clone()),
+                (
+                    2,
+                    format!(
+                        "lidx: {what}; no sidecar is written for a damaged archive: the query commands read the 1 complete line before the damage from an in-memory index\n"
+                    )
+                )
+            );
+        }
+        for cmd in ["info", "verify"] {
+            let o = lidx([cmd, p]);
+            assert_eq!(
+                (o.code, o.stderr.clone()),
+                (
+                    2,
+                    format!(
+                        "lidx: {p}: no sidecar ({p}.lidx does not exist): `lidx index {p}` writes one unless the archive is damaged or ends early; then none can be written, and the query commands read its complete lines without one\n"
+                    )
+                ),
+                "{cmd}"
+            );
+        }
+    }
 }

@@ -6,7 +6,11 @@
 //! model of the decompressed text ([`check_index`], a naive search), in
 //! process and through the real binary (against the model, `zcat | sed`,
 //! `zcat | rg`). Damaged archives (truncated, bit-flipped, flipped in place
-//! under a fresh sidecar) are errors naming the file, never wrong lines.
+//! under a fresh sidecar) are errors naming the file, never wrong lines;
+//! the complete lines before the damage stay readable (a bad BGZF block,
+//! a wrong header CRC, trailing garbage: judged against zcat). Zero
+//! padding, GNU gzip's own test cases, other compression formats (refused
+//! by name, checked with their own tools) and `--plain` are here too.
 //!
 //! Tools that are not on PATH are reported as `SKIPPED: ...` on stderr
 //! (past the harness's capture) and their cases are left out; under
@@ -1416,4 +1420,1007 @@ fn read_everywhere(index: &Index, text: &[u8], ctx: &str) {
             assert_eq!(&buf[..n], &text[at..at + n], "{ctx}: read at {off}");
         }
     }
+}
+
+// ---------------------------------------------------------------------
+// Issue 9: trailing bytes, header CRCs, damage like truncation, other
+// formats. Oracles: zcat (its output, exit status and warnings), the text
+// the archive was made from, and the archive's own structure.
+
+/// Runs `tool args` with stdin closed: exit status, stdout, stderr.
+fn tool(name: &str, args: &[&OsStr]) -> (i32, Vec<u8>, String) {
+    let o = Command::new(name)
+        .args(args)
+        .env("LC_ALL", "C")
+        .env_remove("GZIP")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    (
+        o.status.code().unwrap_or(-1),
+        o.stdout,
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+/// The complete lines of `text`: up to and including its last `\n`.
+fn complete_lines(text: &[u8]) -> &[u8] {
+    &text[..text.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1)]
+}
+
+/// "1 line", "N lines".
+fn n_lines(n: u64) -> String {
+    if n == 1 {
+        "1 line".into()
+    } else {
+        format!("{n} lines")
+    }
+}
+
+/// `path`'s sidecar does not exist, nor any temporary file beside it.
+fn no_sidecar_for(path: &Path, ctx: &str) {
+    let name = path.file_name().unwrap().to_str().unwrap();
+    let left: Vec<String> = std::fs::read_dir(path.parent().unwrap())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(name) && n != name)
+        .collect();
+    assert!(left.is_empty(), "{ctx}: left behind {left:?}");
+}
+
+/// What every command answers for an archive whose readable text is
+/// `readable` (complete lines only) before damage described by `damage`
+/// (the start of the error message after `FILE: `): `lines 1:` prints the
+/// readable lines and fails naming the damage and the line count;
+/// `count` and answers past them fail the same way; answers within them
+/// succeed with the warning; `index` writes nothing and says so; `info`
+/// and `verify` say why there is no sidecar. Nothing is left behind.
+fn check_damaged(path: &Path, readable: &[u8], damage: &str, ctx: &str) {
+    let p = path.to_str().unwrap();
+    let m = Model::new(readable.to_vec());
+    let n = m.line_count();
+    let what = format!("{p}: {damage}");
+    let error = if n == 0 {
+        format!("lidx: {what}; 0 lines can be read (no complete line before the damage)\n")
+    } else {
+        format!(
+            "lidx: {what}; only the {} before the damage can be read\n",
+            n_lines(n)
+        )
+    };
+    let o = lidx(around(&["lines"], path, &["1:"]));
+    assert_eq!(o.code, 2, "{ctx}: lines 1:");
+    assert!(
+        o.stdout == readable,
+        "{ctx}: lines 1: prints the readable lines"
+    );
+    assert!(
+        o.stderr.starts_with(&format!("lidx: {what}")),
+        "{ctx}: {}",
+        o.stderr
+    );
+    assert!(
+        o.stderr.ends_with(&error[error.find("; ").unwrap()..]),
+        "{ctx}: {}",
+        o.stderr
+    );
+    let o = lidx(args(&["count"], path));
+    assert_eq!((o.code, o.stdout.len()), (2, 0), "{ctx}: count");
+    assert!(
+        o.stderr.starts_with(&format!("lidx: {what}")),
+        "{ctx}: {}",
+        o.stderr
+    );
+    assert!(
+        o.stderr.ends_with(&error[error.find("; ").unwrap()..]),
+        "{ctx}: {}",
+        o.stderr
+    );
+    let o = lidx(around(&["lines"], path, &[&(n + 1).to_string()]));
+    assert_eq!((o.code, o.stdout.len()), (2, 0), "{ctx}: line past them");
+    let o = lidx(around(&["line-at"], path, &[&m.len().to_string()]));
+    assert_eq!((o.code, o.stdout.len()), (2, 0), "{ctx}: offset past them");
+    let o = lidx(args(&["index"], path));
+    assert_eq!(o.code, 2, "{ctx}: index");
+    if n > 0 {
+        let warning = format!(
+            "lidx: warning: {what}; the {} before it {} indexed in memory (no sidecar written)\n",
+            n_lines(n),
+            if n == 1 { "was" } else { "were" }
+        );
+        let o = lidx(around(&["lines"], path, &[&n.to_string()]));
+        assert_eq!(o.code, 0, "{ctx}: last readable line: {}", o.stderr);
+        assert!(
+            o.stdout == m.bytes(m.span(n - 1)),
+            "{ctx}: last readable line"
+        );
+        assert!(
+            o.stderr
+                .starts_with(&warning[..warning.find("; ").unwrap()]),
+            "{ctx}: {}",
+            o.stderr
+        );
+        assert!(
+            o.stderr.ends_with(&warning[warning.find("; ").unwrap()..]),
+            "{ctx}: {}",
+            o.stderr
+        );
+        for off in [0, m.len() / 2, m.len() - 1] {
+            let o = lidx(around(&["line-at"], path, &[&off.to_string()]));
+            let want = m.line_at(off).unwrap() + 1;
+            assert_eq!(
+                o.stdout,
+                format!("{want}\n").into_bytes(),
+                "{ctx}: line-at {off}"
+            );
+        }
+        assert_eq!(
+            o.stderr.lines().count(),
+            1,
+            "{ctx}: one warning: {}",
+            o.stderr
+        );
+        let o = lidx(args(&["index"], path));
+        assert!(
+            o.stderr.ends_with(&format!(
+                "; no sidecar is written for a damaged archive: the query commands read the {} before the damage from an in-memory index\n",
+                if n == 1 { "1 complete line".to_string() } else { format!("{n} complete lines") }
+            )),
+            "{ctx}: index: {}",
+            o.stderr
+        );
+    }
+    check_damaged_grep(path, &m, ctx);
+    let missing = format!(
+        "lidx: {p}: no sidecar ({p}.lidx does not exist): `lidx index {p}` writes one unless the archive is damaged or ends early; then none can be written, and the query commands read its complete lines without one\n"
+    );
+    for cmd in ["info", "verify"] {
+        let o = lidx(args(&[cmd], path));
+        assert_eq!(
+            (o.code, o.stderr.as_str()),
+            (2, missing.as_str()),
+            "{ctx}: {cmd}"
+        );
+    }
+    let o = lidx(around(&["lines", "--no-build"], path, &["1"]));
+    assert_eq!(
+        (o.code, o.stderr.as_str()),
+        (2, missing.as_str()),
+        "{ctx}: --no-build"
+    );
+    no_sidecar_for(path, ctx);
+}
+
+/// `lidx grep` over a damaged archive whose readable lines are `m`: lines
+/// printed stand (the readable ones, as `zcat | rg` prints them before its
+/// error); an answer that needs the rest — a count, a file name for the
+/// absence of a match, JSON statistics — is an error with no such answer
+/// printed; an answer complete within the readable lines (`-m N` met,
+/// `-q` or `-l` with a match) exits as on an intact file.
+fn check_damaged_grep(path: &Path, m: &Model, ctx: &str) {
+    let n = m.line_count();
+    let all = m.bytes(m.lines_span(&(0..n)));
+    let o = lidx(around(&["grep", "-N", ""], path, &[]));
+    assert_eq!(o.code, 2, "{ctx}: grep ''");
+    assert!(o.stdout == all, "{ctx}: grep '' prints the readable lines");
+    for flags in [
+        &["-c", ""][..],
+        &["--count-matches", ""],
+        &["-c", "-v", "^$"],
+        &["--files-without-match", "^no such line$"],
+        &["-q", "^no such line$"],
+    ] {
+        let o = lidx(around(&[&["grep"][..], flags].concat(), path, &[]));
+        assert_eq!(
+            (o.code, o.stdout.len()),
+            (2, 0),
+            "{ctx}: grep {flags:?} answers nothing: {:?}",
+            o.stdout_str()
+        );
+    }
+    let o = lidx(around(&["grep", "--json", ""], path, &[]));
+    assert_eq!(o.code, 2, "{ctx}: grep --json");
+    assert!(
+        !o.stdout_str().contains("\"type\":\"summary\""),
+        "{ctx}: no summary of a search that could not finish"
+    );
+    if n == 0 {
+        return;
+    }
+    let o = lidx(around(&["grep", "-N", "-m", &n.to_string(), ""], path, &[]));
+    assert_eq!(o.code, 0, "{ctx}: grep -m {n}: {}", o.stderr);
+    assert!(o.stdout == all, "{ctx}: grep -m {n}");
+    assert!(
+        o.stderr.starts_with("lidx: warning: "),
+        "{ctx}: {}",
+        o.stderr
+    );
+    let o = lidx(around(
+        &["grep", "-N", "-m", &(n + 1).to_string(), ""],
+        path,
+        &[],
+    ));
+    assert_eq!(o.code, 2, "{ctx}: grep -m {} is not met", n + 1);
+    for flags in [&["-q", ""][..], &["-l", ""]] {
+        let o = lidx(around(&[&["grep"][..], flags].concat(), path, &[]));
+        assert_eq!(o.code, 0, "{ctx}: grep {flags:?}: {}", o.stderr);
+    }
+    let o = lidx(around(
+        &["grep", "-c", "--lines", &format!("1:{n}"), ""],
+        path,
+        &[],
+    ));
+    assert_eq!(
+        (o.code, o.stdout_str()),
+        (0, format!("{n}\n")),
+        "{ctx}: grep -c over the readable lines"
+    );
+}
+
+/// GNU gzip's `tests/trailing-nul` (`(echo 0 | gzip; printf '\0')`, which
+/// zcat accepts) and any number of zero bytes after the last member: the
+/// sidecar is written and every answer is the text's, as zcat prints it.
+#[test]
+fn trailing_zero_bytes_are_padding() {
+    let dir = tempfile::tempdir().unwrap();
+    let zcat = have("zcat");
+    let text = log_text(31, 300_000, &[]);
+    let cases: Vec<(&[u8], Vec<u8>)> = vec![
+        (
+            b"0\n",
+            compress_with("gzip", &[], b"0\n").unwrap_or_else(|| flate(b"0\n", 6)),
+        ),
+        (
+            &text,
+            compress_with("gzip", &["-6"], &text).unwrap_or_else(|| flate(&text, 6)),
+        ),
+    ];
+    for (k, (t, archive)) in cases.iter().enumerate() {
+        for zeros in [1, 2, 3, 511, 70_000] {
+            let ctx = format!("archive {k} + {zeros} zeros");
+            let path = dir.path().join(format!("z{k}-{zeros}.gz"));
+            let mut bad = archive.clone();
+            bad.extend(vec![0u8; zeros]);
+            std::fs::write(&path, &bad).unwrap();
+            if zcat {
+                let (code, out, err) = tool("zcat", &[path.as_os_str()]);
+                assert_eq!((code, err.as_str()), (0, ""), "{ctx}: zcat");
+                assert!(out == *t, "{ctx}: zcat's text");
+            }
+            let o = lidx(args(&["index", "-q"], &path));
+            assert_eq!((o.code, o.stderr.as_str()), (0, ""), "{ctx}: index");
+            assert!(
+                dir.path().join(format!("z{k}-{zeros}.gz.lidx")).exists(),
+                "{ctx}: sidecar"
+            );
+            let m = Model::new(t.to_vec());
+            let o = lidx(args(&["count"], &path));
+            assert_eq!(
+                o.stdout,
+                format!("{}\n", m.line_count()).into_bytes(),
+                "{ctx}"
+            );
+            let o = lidx(around(&["lines"], &path, &["1:"]));
+            assert_eq!(o.code, 0, "{ctx}");
+            assert!(o.stdout == *t, "{ctx}: lines 1:");
+            let o = lidx(args(&["verify", "--full"], &path));
+            assert_eq!(o.code, 0, "{ctx}: verify --full: {}", o.stderr);
+        }
+    }
+}
+
+/// Bytes after the last member that are neither a member nor zero
+/// padding: zcat prints the text, warns "trailing garbage ignored" and
+/// exits 2; lidx answers within the complete lines of the members (a last
+/// line without a newline might continue in what the garbage hides) and
+/// fails past them naming the garbage, exit 2. Tails that start with the
+/// gzip magic are a member cut short (zcat: "unexpected end of file").
+#[test]
+fn trailing_garbage_is_damage_after_the_last_member() {
+    let dir = tempfile::tempdir().unwrap();
+    let zcat = have("zcat");
+    let with_final = log_text(32, 120_000, &[]);
+    let mut ended = log_text(33, 90_000, &[]);
+    ended.extend(b"\n");
+    for (t, tname) in [(&with_final, "no final newline"), (&ended, "final newline")] {
+        let a =
+            compress_with("gzip", &["-9"], &t[..50_000]).unwrap_or_else(|| flate(&t[..50_000], 9));
+        let mut archive = a.clone();
+        archive.extend(flate(&t[50_000..], 1));
+        for (tail, kind) in [
+            (&b"garbage\n"[..], "garbage"),
+            (b"\0\0x", "garbage"),
+            (b"\n", "garbage"),
+            (b"\n\n", "garbage"),
+            (b"PK\x03\x04\x14\x00\x00\x00", "garbage"),
+            (b"\x1f", "cut"),
+            (b"\x1f\x8b\x08\x00", "cut"),
+        ] {
+            let ctx = format!("{tname} + {tail:?}");
+            let path = dir.path().join("tail.log.gz");
+            let mut bad = archive.clone();
+            bad.extend(tail);
+            std::fs::write(&path, &bad).unwrap();
+            if zcat {
+                let (code, out, err) = tool("zcat", &[path.as_os_str()]);
+                assert!(out == *t, "{ctx}: zcat prints the text");
+                // gzip reads a two-byte magic before it judges: one byte
+                // that is not `1f` is "unexpected end of file" to it, and
+                // trailing garbage to lidx (it cannot start a member).
+                if kind == "garbage" && tail.len() > 1 {
+                    assert_eq!(code, 2, "{ctx}: zcat: {err}");
+                    assert!(err.contains("trailing garbage ignored"), "{ctx}: {err}");
+                } else {
+                    assert_eq!(code, 1, "{ctx}: zcat: {err}");
+                    assert!(err.contains("unexpected end of file"), "{ctx}: {err}");
+                }
+            }
+            let damage = if kind == "garbage" {
+                format!(
+                    "trailing garbage after the last gzip member, from compressed byte {}: {} that {} neither a gzip member nor zero padding",
+                    archive.len(),
+                    if tail.len() == 1 {
+                        "1 byte".to_string()
+                    } else {
+                        format!("{} bytes", tail.len())
+                    },
+                    if tail.len() == 1 { "is" } else { "are" }
+                )
+            } else {
+                format!(
+                    "corrupt gzip data near compressed byte {}: truncated member header (the archive ends early)",
+                    archive.len()
+                )
+            };
+            check_damaged(&path, complete_lines(t), &damage, &ctx);
+        }
+    }
+}
+
+/// One member of gzip data for `data` with an FHCRC field (RFC 1952
+/// §2.3.1: the low 16 bits of the CRC-32 of the header before it), right
+/// or off by one bit. Neither gzip nor flate2 write one.
+fn member_with_fhcrc(data: &[u8], right: bool) -> Vec<u8> {
+    let plain = flate(data, 6);
+    let h = header_len(&plain);
+    let mut out = plain[..h].to_vec();
+    out[3] |= 2;
+    let crc = crc32fast::hash(&out) as u16 ^ u16::from(!right);
+    out.extend(crc.to_le_bytes());
+    out.extend(&plain[h..]);
+    out
+}
+
+/// FHCRC is checked as gzip checks it ("header checksum ... != computed"):
+/// a right one is indexed, a wrong one is damage at its member, which
+/// keeps the complete lines of the members before it.
+#[test]
+fn header_crc_is_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let zcat = have("zcat");
+    let text = log_text(34, 150_000, &[]);
+    let (a, rest) = text.split_at(60_000);
+    let (b, c) = rest.split_at(40_000);
+    for right in [true, false] {
+        let mut archive = flate(a, 6);
+        let second = archive.len();
+        archive.extend(member_with_fhcrc(b, right));
+        archive.extend(flate(c, 6));
+        let path = dir.path().join(format!("fhcrc-{right}.gz"));
+        std::fs::write(&path, &archive).unwrap();
+        if zcat {
+            let (code, out, err) = tool("zcat", &[path.as_os_str()]);
+            if right {
+                assert_eq!((code, err.as_str()), (0, ""), "zcat");
+                assert!(out == text, "zcat's text");
+            } else {
+                assert_eq!(code, 1, "zcat: {err}");
+                assert!(err.contains("header checksum"), "{err}");
+                assert!(out == a, "zcat stops at the second member");
+            }
+        }
+        if right {
+            let o = lidx(args(&["index", "-q"], &path));
+            assert_eq!(o.code, 0, "{}", o.stderr);
+            let o = lidx(around(&["lines"], &path, &["1:"]));
+            assert!(o.stdout == text && o.code == 0, "right FHCRC: {}", o.stderr);
+        } else {
+            let h = &archive[second..];
+            let stored = u16::from_le_bytes([h[10], h[11]]);
+            let damage = format!(
+                "corrupt gzip data near compressed byte {second}: member header CRC is {:#06x}, its FHCRC field says {stored:#06x}",
+                stored ^ 1
+            );
+            check_damaged(&path, complete_lines(a), &damage, "wrong FHCRC in member 2");
+            // In the first member: no line can be read.
+            let mut first = member_with_fhcrc(a, false);
+            first.extend(flate(b, 6));
+            std::fs::write(&path, &first).unwrap();
+            let o = lidx(args(&["count"], &path));
+            assert_eq!(o.code, 2);
+            assert!(
+                o.stderr.contains("member header CRC is")
+                    && o.stderr
+                        .ends_with("0 lines can be read (no complete line before the damage)\n"),
+                "{}",
+                o.stderr
+            );
+        }
+    }
+}
+
+/// The BGZF blocks of `archive` (one gzip member each, RFC 1952 with the
+/// `BC` extra subfield holding the block size): (byte offset, text
+/// offset) of each, from the file's own structure.
+fn bgzf_blocks(archive: &[u8]) -> Vec<(usize, u64)> {
+    let mut out = Vec::new();
+    let (mut at, mut text) = (0usize, 0u64);
+    while at < archive.len() {
+        let b = &archive[at..];
+        assert_eq!(&b[..4], b"\x1f\x8b\x08\x04", "BGZF member at {at}");
+        let xlen = u16::from_le_bytes([b[10], b[11]]) as usize;
+        let extra = &b[12..12 + xlen];
+        let bc = extra
+            .windows(2)
+            .position(|w| w == b"BC")
+            .expect("BC subfield");
+        let bsize = u16::from_le_bytes([extra[bc + 4], extra[bc + 5]]) as usize + 1;
+        let isize = u32::from_le_bytes(b[bsize - 4..bsize].try_into().unwrap());
+        out.push((at, text));
+        at += bsize;
+        text += isize as u64;
+    }
+    out
+}
+
+/// Issue 9, item 11: one bad block of a BGZF file (`bgzip`: a member per
+/// 64 KiB block) keeps the complete lines of the blocks before it
+/// readable, as truncation does, with the same warning and error rules; a
+/// bad first block leaves 0 lines. Damage is a wrong CRC-32 in the
+/// block's trailer (zcat: "crc error") or a flipped deflate byte.
+#[test]
+fn one_bad_bgzf_block_keeps_the_lines_before_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = log_text(35, 700_000, &[]);
+    let archive = match compress_with("bgzip", &[], &text) {
+        Some(a) => a,
+        None => return,
+    };
+    let blocks = bgzf_blocks(&archive);
+    assert!(blocks.len() >= 8, "{} blocks", blocks.len());
+    let zcat = have("zcat");
+    let k = blocks.len() / 2;
+    let (at, text_at) = blocks[k];
+    let end = blocks[k + 1].0;
+    for (how, pos, bit) in [
+        ("CRC-32 of block k", end - 8, 0x01u8),
+        (
+            "a deflate byte of block k",
+            at + 18 + (end - at - 26) / 2,
+            0x10,
+        ),
+        ("CRC-32 of block 0", blocks[1].0 - 8, 0x01),
+    ] {
+        let mut bad = archive.clone();
+        bad[pos] ^= bit;
+        let path = dir.path().join("bad-block.log.bgz");
+        std::fs::write(&path, &bad).unwrap();
+        let first = how.ends_with("block 0");
+        let before = if first { 0 } else { text_at as usize };
+        if zcat {
+            let (code, out, err) = tool("zcat", &[path.as_os_str()]);
+            assert_eq!(code, 1, "{how}: zcat: {err}");
+            assert!(
+                out.starts_with(&text[..before]),
+                "{how}: zcat agrees before the block"
+            );
+        }
+        let o = lidx(args(&["count"], &path));
+        let prefix = format!("lidx: {}: ", path.display());
+        let what = o
+            .stderr
+            .strip_prefix(&prefix)
+            .and_then(|r| r.split_once("; "))
+            .map(|(w, _)| w.to_string())
+            .unwrap_or_else(|| panic!("{how}: {}", o.stderr));
+        assert!(
+            what.starts_with("corrupt gzip data near compressed byte "),
+            "{how}: {what}"
+        );
+        if how.starts_with("CRC") {
+            assert!(what.contains(": member CRC-32 is "), "{how}: {what}");
+        }
+        check_damaged(&path, complete_lines(&text[..before]), &what, how);
+    }
+}
+
+/// What `grep -a -c ''` counts in `bytes`.
+fn raw_line_count(bytes: &[u8]) -> u64 {
+    bytes.iter().filter(|&&b| b == b'\n').count() as u64
+        + u64::from(bytes.last().is_some_and(|&b| b != b'\n'))
+}
+
+/// `path` is indexed with `--plain` and then answers as its raw bytes.
+fn check_plain(path: &Path, bytes: &[u8], ctx: &str) {
+    let o = lidx(args(&["index", "-q", "--plain"], path));
+    assert_eq!((o.code, o.stderr.as_str()), (0, ""), "{ctx}: index --plain");
+    let o = lidx(args(&["count"], path));
+    assert_eq!(
+        o.stdout,
+        format!("{}\n", raw_line_count(bytes)).into_bytes(),
+        "{ctx}: count of the bytes"
+    );
+    let o = lidx(around(&["lines"], path, &["1:"]));
+    assert!(
+        o.code == 0 && o.stdout == bytes,
+        "{ctx}: lines 1: are the bytes"
+    );
+}
+
+/// Issue 9, item 13: data in another compression format is refused by
+/// name (exit 2, one line naming the file and the format, no sidecar),
+/// by the query commands, `index` and `info`; `index --plain` indexes its
+/// bytes as they are. Each file is first checked with its own tool, which
+/// must give the text back.
+#[test]
+fn other_compressed_formats_are_refused_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = log_text(36, 100_000, &[]);
+    let hint = "(decompress it first, or index its bytes as they are with `lidx index --plain`)";
+    let mut cases: Vec<(&str, Vec<u8>, &str)> = Vec::new();
+    for (name, tool_name, args, decompress, format) in [
+        (
+            "zstd",
+            "zstd",
+            &["-q"][..],
+            &["-dc"][..],
+            "zstd data: not supported yet",
+        ),
+        (
+            "xz",
+            "xz",
+            &[][..],
+            &["-dc"][..],
+            "xz data: not supported yet",
+        ),
+        (
+            "lzma",
+            "xz",
+            &["--format=lzma"][..],
+            &["--format=lzma", "-dc"][..],
+            "lzma data: not supported yet",
+        ),
+        (
+            "bzip2",
+            "bzip2",
+            &[][..],
+            &["-dc"][..],
+            "bzip2 data: not supported yet",
+        ),
+        (
+            "lz4",
+            "lz4",
+            &["-q"][..],
+            &["-dc"][..],
+            "lz4 data: not supported yet",
+        ),
+        (
+            "zlib",
+            "pigz",
+            &["-z"][..],
+            &["-dz"][..],
+            "zlib stream: not gzip",
+        ),
+        (
+            "compress",
+            "compress",
+            &[][..],
+            &["-d"][..],
+            "compress (.Z) data: not supported yet",
+        ),
+    ] {
+        let Some(data) = compress_with(tool_name, args, &text) else {
+            continue;
+        };
+        let mut a: Vec<&OsStr> = decompress.iter().map(OsStr::new).collect();
+        if tool_name == "compress" {
+            a.push(OsStr::new("-c"));
+        }
+        let (code, out) = pipe(tool_name, &a, &data);
+        assert!(
+            code == 0 && out == text,
+            "{name}: {tool_name} {decompress:?} gives the text back"
+        );
+        cases.push((name, data.clone(), format));
+        if name == "zstd" {
+            // A skippable frame first, which zstd skips.
+            let mut skip = vec![0x5a, 0x2a, 0x4d, 0x18, 4, 0, 0, 0, 1, 2, 3, 4];
+            skip.extend(&data);
+            let (code, out) = pipe("zstd", &[OsStr::new("-dc")], &skip);
+            assert!(code == 0 && out == text, "zstd skips the skippable frame");
+            cases.push(("zstd-skippable", skip, format));
+        }
+    }
+    if have("zip") {
+        let t = dir.path().join("text.log");
+        std::fs::write(&t, &text).unwrap();
+        let z = dir.path().join("made.zip");
+        let (code, _, err) = tool("zip", &[OsStr::new("-q"), z.as_os_str(), t.as_os_str()]);
+        assert_eq!(code, 0, "zip: {err}");
+        cases.push((
+            "zip",
+            std::fs::read(&z).unwrap(),
+            "zip archive: an archive of files, not a text",
+        ));
+    }
+    assert!(!cases.is_empty(), "no compressor found");
+    for (name, data, format) in cases {
+        let path = dir.path().join(format!("data.{name}"));
+        std::fs::write(&path, &data).unwrap();
+        let p = path.to_str().unwrap();
+        let want = format!("lidx: {p}: {format} {hint}\n");
+        for cmd in [
+            &["count"][..],
+            &["lines"],
+            &["index"],
+            &["info"],
+            &["grep", "-c", "x"],
+        ] {
+            let mut a: Vec<&str> = cmd.to_vec();
+            let range = cmd == ["lines"];
+            a.push(p);
+            if range {
+                a.push("1");
+            }
+            let o = lidx(&a);
+            assert_eq!(
+                (o.code, o.stderr.as_str()),
+                (2, want.as_str()),
+                "{name}: {cmd:?}"
+            );
+            assert!(o.stdout.is_empty(), "{name}: {cmd:?}");
+        }
+        no_sidecar_for(&path, name);
+        check_plain(&path, &data, name);
+    }
+}
+
+/// Raw deflate has no magic number: indexed as plain bytes with a warning
+/// that names it; compressed or random data gets a warning too; text that
+/// starts with a valid zlib header (`x^`, `HK`) is text, silently.
+#[test]
+fn raw_deflate_and_random_data_warn() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = log_text(37, 100_000, &[]);
+    let mut e = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::new(6));
+    e.write_all(&text).unwrap();
+    let deflated = e.finish().unwrap();
+    let random = noise(38, 80_000);
+    let mut x_hat = b"x^ marks the spot\n".to_vec();
+    x_hat.extend(&text);
+    let mut hk = b"HK 42 departures\n".to_vec();
+    hk.extend(&text);
+    for (name, bytes, warning) in [
+        (
+            "raw.deflate",
+            &deflated,
+            Some(
+                "KiB decode as raw deflate data (no gzip or zlib header), which lidx does not read: indexed as plain bytes",
+            ),
+        ),
+        (
+            "random.bin",
+            &random,
+            Some(
+                "KiB do not look like text (8.0 bits per byte, not UTF-8: compressed or random data?): indexed as plain bytes",
+            ),
+        ),
+        ("x-hat.txt", &x_hat, None),
+        ("hk.txt", &hk, None),
+    ] {
+        let path = dir.path().join(name);
+        std::fs::write(&path, bytes).unwrap();
+        let o = lidx(args(&["count", "-q"], &path));
+        assert_eq!(o.code, 0, "{name}: {}", o.stderr);
+        assert_eq!(
+            o.stdout,
+            format!("{}\n", raw_line_count(bytes)).into_bytes(),
+            "{name}"
+        );
+        match warning {
+            Some(w) => {
+                let prefix = format!("lidx: warning: {}: the first ", path.display());
+                assert!(
+                    o.stderr.starts_with(&prefix) && o.stderr.ends_with(&format!("{w}\n")),
+                    "{name}: {}",
+                    o.stderr
+                );
+                assert_eq!(o.stderr.lines().count(), 1, "{name}");
+            }
+            None => assert_eq!(o.stderr, "", "{name}"),
+        }
+        // Only the build warns: the sidecar is used silently after.
+        let o = lidx(args(&["count", "-q"], &path));
+        assert_eq!(o.stderr, "", "{name}: second run");
+    }
+}
+
+/// R-90 and `--plain`: a text file that starts with the gzip magic cannot
+/// be read as gzip ("0 lines", with the hint), and `index --plain` indexes
+/// it; a real archive indexed with `--plain` answers as its compressed
+/// bytes, is kept as it is by later opens, and `--force` without `--plain`
+/// indexes it as gzip again; `--plain` rebuilds a fresh gzip sidecar.
+#[test]
+fn plain_indexes_files_that_start_with_the_gzip_magic() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("magic.txt");
+    let bytes = b"\x1f\x8b is not gzip\nbut text\n";
+    std::fs::write(&path, bytes).unwrap();
+    let p = path.to_str().unwrap();
+    let o = lidx(args(&["count"], &path));
+    assert_eq!(
+        (o.code, o.stderr.as_str()),
+        (2, format!("lidx: {p}: corrupt gzip data near compressed byte 0: compression method is not deflate (if it is not a gzip file, `lidx index --plain` indexes its bytes); 0 lines can be read (no complete line before the damage)\n").as_str())
+    );
+    no_sidecar_for(&path, "magic.txt");
+    check_plain(&path, bytes, "magic.txt");
+    let o = lidx(args(&["info"], &path));
+    assert!(
+        o.stdout_str().contains("format:       v1.0\n"),
+        "{}",
+        o.stdout_str()
+    );
+
+    let text = log_text(39, 50_000, &[]);
+    let archive = flate(&text, 6);
+    let path = dir.path().join("real.log.gz");
+    std::fs::write(&path, &archive).unwrap();
+    let count = |want: u64, ctx: &str| {
+        let o = lidx(args(&["count"], &path));
+        assert_eq!(
+            o.stdout,
+            format!("{want}\n").into_bytes(),
+            "{ctx}: {}",
+            o.stderr
+        );
+    };
+    let text_lines = Model::new(text.clone()).line_count();
+    let o = lidx(args(&["index", "-q"], &path));
+    assert_eq!(o.code, 0);
+    count(text_lines, "as gzip");
+    check_plain(&path, &archive, "--plain over a fresh gzip sidecar");
+    let o = lidx(args(&["index"], &path));
+    assert!(o.stderr.contains(": up to date: "), "{}", o.stderr);
+    count(raw_line_count(&archive), "kept as plain");
+    let o = lidx(args(&["index", "-q", "--force"], &path));
+    assert_eq!(o.code, 0);
+    count(text_lines, "--force: gzip again");
+}
+
+/// Cases of GNU gzip's own test suite (`tests/` of gzip 1.12), rebuilt
+/// here (their data is generated, not copied): `hufts` (an over-subscribed
+/// Huffman code: "format violated", nothing printed), `memcpy-abuse`
+/// (`printf wxy%032767d 0 | gzip`: overlapping copies across 32 KiB),
+/// `helin-segv` (a 7-byte `.Z` file that gzip decodes to two NULs: not
+/// gzip, refused by name), `mixed` (a member then plain text: trailing
+/// garbage; two members: the text of both). `trailing-nul` is in
+/// [`trailing_zero_bytes_are_padding`].
+#[test]
+fn gnu_gzip_test_suite_cases() {
+    let dir = tempfile::tempdir().unwrap();
+    let zcat = have("zcat");
+    let gzip = |data: &[u8]| compress_with("gzip", &[], data).unwrap_or_else(|| flate(data, 6));
+    let put = |path: &Path, bytes: &[u8]| {
+        std::fs::write(path, bytes).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+
+    // hufts: BFINAL 1, BTYPE 2, HLIT 0, HDIST 0, HCLEN 15, and all 19
+    // code-length code lengths 1 (over-subscribed), then a zero trailer.
+    let mut bits: Vec<u8> = Vec::new();
+    let mut put_bits = |v: u32, n: u32| (0..n).for_each(|i| bits.push((v >> i & 1) as u8));
+    put_bits(1, 1);
+    put_bits(2, 2);
+    put_bits(0, 5);
+    put_bits(0, 5);
+    put_bits(15, 4);
+    (0..19).for_each(|_| put_bits(1, 3));
+    let mut hufts = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03".to_vec();
+    hufts.extend(
+        bits.chunks(8)
+            .map(|c| c.iter().rev().fold(0u8, |a, &b| a << 1 | b)),
+    );
+    hufts.extend([0u8; 8]);
+    let path = dir.path().join("hufts.gz");
+    let p = put(&path, &hufts);
+    if zcat {
+        let (code, out, err) = tool("zcat", &[path.as_os_str()]);
+        assert_eq!((code, out.len()), (1, 0), "hufts: zcat");
+        assert!(
+            err.contains("invalid compressed data--format violated"),
+            "{err}"
+        );
+    }
+    let o = lidx(["count", &p]);
+    assert_eq!((o.code, o.stdout.len()), (2, 0), "hufts");
+    assert!(
+        o.stderr.starts_with(&format!("lidx: {p}: corrupt gzip data near compressed byte "))
+            && o.stderr.ends_with(": invalid deflate data (Failed); 0 lines can be read (no complete line before the damage)\n"),
+        "hufts: {}",
+        o.stderr
+    );
+
+    // memcpy-abuse.
+    let mut wxy = b"wxy".to_vec();
+    wxy.extend(std::iter::repeat_n(b'0', 32_767));
+    let path = dir.path().join("in.gz");
+    let p = put(&path, &gzip(&wxy));
+    if zcat {
+        let (code, out, _) = tool("zcat", &[path.as_os_str()]);
+        assert!(code == 0 && out == wxy, "memcpy-abuse: zcat");
+    }
+    let o = lidx(["lines", "-q", &p, "1:"]);
+    assert!(o.code == 0 && o.stdout == wxy, "memcpy-abuse: {}", o.stderr);
+    assert_eq!(lidx(["count", &p]).stdout, b"1\n");
+
+    // helin-segv: compress (.Z) data.
+    let path = dir.path().join("helin.gz");
+    let p = put(&path, b"\x1f\x9d\x90\0\0\0\xc4");
+    if have("gzip") {
+        let (code, out, _) = tool("gzip", &[OsStr::new("-dc"), path.as_os_str()]);
+        assert_eq!((code, out), (0, b"\0\0".to_vec()), "helin-segv: gzip -dc");
+    }
+    let o = lidx(["count", &p]);
+    assert_eq!(
+        (o.code, o.stderr),
+        (
+            2,
+            format!(
+                "lidx: {p}: compress (.Z) data: not supported yet (decompress it first, or index its bytes as they are with `lidx index --plain`)\n"
+            )
+        ),
+        "helin-segv"
+    );
+
+    // mixed: a member then text; two members.
+    let mut mixed = gzip(b"xxx\n");
+    let member_end = mixed.len();
+    mixed.extend(b"yyy\n");
+    let path = dir.path().join("mixed.gz");
+    let p = put(&path, &mixed);
+    if zcat {
+        let (code, out, err) = tool("zcat", &[path.as_os_str()]);
+        assert_eq!((code, out), (2, b"xxx\n".to_vec()), "mixed: zcat: {err}");
+    }
+    let o = lidx(["lines", &p, "1:"]);
+    assert_eq!(
+        (o.code, o.stdout.as_slice(), o.stderr.as_str()),
+        (
+            2,
+            &b"xxx\n"[..],
+            format!("lidx: {p}: trailing garbage after the last gzip member, from compressed byte {member_end}: 4 bytes that are neither a gzip member nor zero padding; only the 1 line before the damage can be read\n").as_str()
+        ),
+        "mixed"
+    );
+    let mut two = gzip(b"xxx\n");
+    two.extend(gzip(b"yyy\n"));
+    let path = dir.path().join("two.gz");
+    let p = put(&path, &two);
+    let o = lidx(["lines", "-q", &p, "1:"]);
+    assert_eq!(
+        (o.code, o.stdout.as_slice()),
+        (0, &b"xxx\nyyy\n"[..]),
+        "two members"
+    );
+}
+
+/// Item 11 in process: damage in any member (a wrong CRC-32 in its
+/// trailer, a flipped byte in its deflate data, a wrong FHCRC) leaves an
+/// in-memory index of exactly the complete lines of the members before
+/// it: every answer equals the model of that text (its checkpoints
+/// included, as a build of that text alone makes them), and it passes a
+/// full verification (§11.7: it is a valid sidecar of that text, never
+/// written). Trailing garbage keeps every member's complete lines.
+#[test]
+fn damage_in_any_member_keeps_the_lines_of_the_members_before() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = log_text(40, 900_000, &[200_000, 610_000]);
+    let cuts = [
+        0,
+        90_001,
+        180_000,
+        330_333,
+        500_000,
+        640_000,
+        700_000,
+        820_017,
+        text.len(),
+    ];
+    let mut pieces = Vec::new();
+    for (i, w) in cuts.windows(2).enumerate() {
+        let part = &text[w[0]..w[1]];
+        let gz = match i % 3 {
+            0 => flate(part, 6),
+            1 => compress_with("gzip", &["-1"], part).unwrap_or_else(|| flate(part, 1)),
+            _ => flate(part, 9),
+        };
+        pieces.push((part, gz));
+    }
+    let (whole, archive, members) = members_of(&pieces);
+    assert!(whole == text);
+    // Byte offset of each member and of the end.
+    let mut bounds = vec![0usize];
+    for (_, gz) in &pieces {
+        bounds.push(bounds.last().unwrap() + gz.len());
+    }
+    let path = dir.path().join("members.log.gz");
+    let open = || {
+        lidx::OpenOptions::new()
+            .span(SPAN)
+            .spacing(SPACING)
+            .open(&path)
+    };
+    let depth = Depth {
+        all_lines_up_to: 0,
+        all_offsets_up_to: 0,
+        samples: 60,
+        ranges: 8,
+    };
+    let mut checked = 0;
+    for k in 0..pieces.len() {
+        let text_before = members[k].0 as usize;
+        let readable = complete_lines(&text[..text_before]);
+        let (start, end) = (bounds[k], bounds[k + 1]);
+        let deflate = members[k].1 as usize;
+        let mut fhcrc = archive[..start].to_vec();
+        fhcrc.extend(member_with_fhcrc(pieces[k].0, false));
+        fhcrc.extend(&archive[end..]);
+        for (how, bad) in [
+            ("trailer CRC-32", {
+                let mut b = archive.clone();
+                b[end - 8] ^= 0x40;
+                b
+            }),
+            ("deflate byte", {
+                let mut b = archive.clone();
+                b[(deflate + end - 8) / 2] ^= 0x08;
+                b
+            }),
+            ("FHCRC", fhcrc),
+        ] {
+            let ctx = format!("member {k}: {how}");
+            std::fs::write(&path, &bad).unwrap();
+            match open() {
+                Ok(o) => {
+                    assert_eq!(o.action, lidx::Action::Damaged, "{ctx}");
+                    let m = Model::new(readable.to_vec());
+                    check_index(&o.index, &m, SPACING, depth, k as u64, &ctx);
+                    o.index
+                        .verify(true)
+                        .unwrap_or_else(|e| panic!("{ctx}: verify: {e}"));
+                    let past = o.index.line_span(m.line_count()).unwrap_err();
+                    assert!(matches!(past, lidx::Error::Damaged { .. }), "{ctx}: {past}");
+                    checked += 1;
+                }
+                Err(e) => {
+                    assert!(readable.is_empty(), "{ctx}: {e}");
+                    assert!(
+                        matches!(e, lidx::Error::Damaged { lines: 0, .. }),
+                        "{ctx}: {e}"
+                    );
+                }
+            }
+            no_sidecar_for(&path, &ctx);
+        }
+    }
+    assert!(checked >= 3 * (pieces.len() - 1), "{checked}");
+    // Trailing garbage: all the members' complete lines.
+    let mut bad = archive.clone();
+    bad.extend(b"not a member\n");
+    std::fs::write(&path, &bad).unwrap();
+    let o = open().unwrap();
+    assert_eq!(o.action, lidx::Action::Damaged);
+    let m = Model::new(complete_lines(&text).to_vec());
+    check_index(&o.index, &m, SPACING, depth, 99, "trailing garbage");
+    o.index.verify(true).unwrap();
 }
