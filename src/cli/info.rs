@@ -20,18 +20,32 @@ pub struct InfoArgs {
     json: bool,
 }
 
-fn json_str(s: &str) -> String {
-    let mut o = String::from("\"");
-    for c in s.chars() {
-        match c {
-            '"' => o.push_str("\\\""),
-            '\\' => o.push_str("\\\\"),
-            c if (c as u32) < 0x20 => o.push_str(&format!("\\u{:04x}", c as u32)),
-            c => o.push(c),
-        }
-    }
-    o.push('"');
-    o
+/// `lidx info --json`: one object, keys in this order.
+#[derive(serde::Serialize)]
+struct InfoJson<'a> {
+    file: &'a str,
+    sidecar: &'a str,
+    lines: u64,
+    source_size: u64,
+    sidecar_size: u64,
+    /// Rounded to 4 decimals, as the text form.
+    sidecar_percent: f64,
+    checkpoints: u64,
+    pages: u64,
+    page_size: u32,
+    height: u32,
+    spacing: u64,
+    version: String,
+    source: String,
+    fresh: bool,
+    gzip: Option<GzipJson>,
+}
+
+#[derive(serde::Serialize)]
+struct GzipJson {
+    compressed_size: u64,
+    access_points: u64,
+    span: u64,
 }
 
 /// The sidecar's size and its share of the file on disk (the archive for a
@@ -55,36 +69,41 @@ pub fn run(a: InfoArgs) -> lidx::Result<Status> {
     let fresh = i.verdict == lidx::Verdict::Unchanged;
     // The sidecar as a share of the file on disk (the archive for gzip).
     let pct = i.sidecar_percent();
-    let (gz_json, gz_text) = match i.gzip {
-        Some((size, aps, span)) => (
-            format!(
-                ",\"gzip\":{{\"compressed_size\":{size},\"access_points\":{aps},\"span\":{span}}}"
-            ),
-            format!(
-                "gzip:         source size is the uncompressed text; {size} bytes compressed, {}, span {span} bytes\n",
-                lidx::count_of(aps as u64, "access point", "access points")
-            ),
+    let gz_text = match i.gzip {
+        Some((size, aps, span)) => format!(
+            "gzip:         source size is the uncompressed text; {size} bytes compressed, {}, span {span} bytes\n",
+            lidx::count_of(aps as u64, "access point", "access points")
         ),
-        None => (",\"gzip\":null".to_string(), String::new()),
+        None => String::new(),
     };
     let mut out = super::stdout();
     let text = if a.json {
-        format!(
-            "{{\"file\":{},\"sidecar\":{},\"lines\":{},\"source_size\":{},\"sidecar_size\":{},\"sidecar_percent\":{pct:.4},\"checkpoints\":{},\"pages\":{},\"page_size\":{},\"height\":{},\"spacing\":{},\"version\":\"{}.{}\",\"source\":\"{}\",\"fresh\":{fresh}{gz_json}}}\n",
-            json_str(&a.file.display().to_string()),
-            json_str(&index.sidecar_path().display().to_string()),
-            i.lines,
-            i.source_size,
-            i.sidecar_size,
-            i.checkpoints,
-            i.pages,
-            i.page_size,
-            i.height,
-            i.spacing,
-            i.version.0,
-            i.version.1,
-            i.verdict,
-        )
+        let file = a.file.display().to_string();
+        let sidecar = index.sidecar_path().display().to_string();
+        let j = InfoJson {
+            file: &file,
+            sidecar: &sidecar,
+            lines: i.lines,
+            source_size: i.source_size,
+            sidecar_size: i.sidecar_size,
+            sidecar_percent: (pct * 1e4).round() / 1e4,
+            checkpoints: i.checkpoints,
+            pages: i.pages.into(),
+            page_size: i.page_size,
+            height: i.height,
+            spacing: i.spacing,
+            version: format!("{}.{}", i.version.0, i.version.1),
+            source: i.verdict.to_string(),
+            fresh,
+            gzip: i.gzip.map(|(size, aps, span)| GzipJson {
+                compressed_size: size,
+                access_points: aps as u64,
+                span: span.into(),
+            }),
+        };
+        let mut t = serde_json::to_string(&j).map_err(|e| Error::InvalidArgument(e.to_string()))?;
+        t.push('\n');
+        t
     } else {
         format!(
             "file:         {}\nsidecar:      {}\nlines:        {}\nsource size:  {} bytes\n{gz_text}sidecar size: {}\ncheckpoints:  {}\npages:        {} x {} bytes\ntree height:  {}\nspacing:      {} bytes\nformat:       v{}.{}\nfresh:        {}\n",
