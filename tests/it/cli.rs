@@ -1089,7 +1089,7 @@ fn info_and_info_json() {
     );
     let o = lidx([os(Path::new("info")), "--json".into(), os(&odd)]);
     let dir_json = dir.path().to_str().unwrap().replace('\\', "\\\\");
-    let want = format!("{{\"file\":\"{dir_json}/we\\\"ird\\\\na\\u0009me\\u0001.txt\",");
+    let want = format!("{{\"file\":\"{dir_json}/we\\\"ird\\\\na\\tme\\u0001.txt\",");
     assert!(
         o.stdout_str().starts_with(&want),
         "{}\nwant prefix {want}",
