@@ -472,7 +472,10 @@ fn ranges_from_the_end_match_tail_head_and_sed() {
                     };
                     assert_eq!(
                         o.stderr,
-                        format!("lidx: {p}: {why} (the file has {n} lines)\n"),
+                        format!(
+                            "lidx: {p}: {why} (the file has {})\n",
+                            lidx::count_of(n, "line", "lines")
+                        ),
                         "{ctx}"
                     );
                 } else {

@@ -50,15 +50,19 @@ impl Rules {
 }
 
 /// True when `tool --version` runs (sed, grep, rg, gzip, pigz, gztool all
-/// answer it); callers say what they skip when it does not
-/// ([`have_tool`], [`missing_tool`]).
+/// answer it), or `tool -V` for the few that only know that (`compress`);
+/// callers say what they skip when it does not ([`have_tool`],
+/// [`missing_tool`]).
 pub fn tool_runs(tool: &str) -> bool {
-    Command::new(tool)
-        .arg("--version")
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
+    ["--version", "-V"].iter().any(|flag| {
+        Command::new(tool)
+            .arg(flag)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    })
 }
 
 /// True when the environment says every external tool must be present

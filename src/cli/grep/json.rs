@@ -3,7 +3,7 @@
 //! `end` with the search's statistics, and a closing `summary`. Text that
 //! is valid UTF-8 is `{"text": ...}`, anything else `{"bytes": BASE64}`.
 
-use super::{LineFacts, Spans};
+use super::{LineFacts, Rendered, Spans};
 use base64::Engine as _;
 use lidx::search::parallel::{ChunkOutput, Render};
 use lidx::search::{Kind, Line, Matcher, Sink};
@@ -199,10 +199,7 @@ pub struct Json {
     opts: Arc<JsonOptions>,
     facts: Arc<LineFacts>,
     matcher: Arc<Matcher>,
-    out: Vec<u8>,
-    ends: Vec<usize>,
-    selected: u64,
-    matches: u64,
+    done: Rendered,
     spans: Spans,
 }
 
@@ -213,10 +210,7 @@ impl Json {
             opts,
             facts,
             matcher,
-            out: Vec::new(),
-            ends: Vec::new(),
-            selected: 0,
-            matches: 0,
+            done: Rendered::default(),
             spans: Spans::default(),
         }
     }
@@ -232,7 +226,7 @@ impl Json {
             }
         }
         if l.kind == Kind::Match {
-            self.matches += spans.original.len() as u64;
+            self.done.matches += spans.original.len() as u64;
         }
         let replaced = if spans.has_replacement {
             Some((&spans.replaced[..], &spans.replaced_spans[..]))
@@ -262,7 +256,7 @@ impl Json {
         } else {
             "context"
         };
-        let r = line(&mut self.out, kind, hit);
+        let r = line(&mut self.done.out, kind, hit);
         self.spans = spans;
         r
     }
@@ -270,26 +264,15 @@ impl Json {
 
 impl Sink for Json {
     fn line(&mut self, l: &Line<'_>) -> lidx::Result<bool> {
-        if l.kind == Kind::Match {
-            self.selected += 1;
-        }
         self.render(l)
             .map_err(|e| lidx::Error::io("write", std::path::Path::new("<stdout>"), e))?;
-        if l.kind == Kind::Match {
-            self.ends.push(self.out.len());
-        }
+        self.done.rendered(l.kind);
         Ok(true)
     }
 }
 
 impl Render for Json {
     fn finish(self) -> ChunkOutput {
-        ChunkOutput {
-            bytes: self.out,
-            ends: self.ends,
-            selected: self.selected,
-            matches: self.matches,
-            searched: 0,
-        }
+        self.done.finish()
     }
 }

@@ -237,6 +237,39 @@ enum Mode {
 /// ANSI reset.
 const RESET: &[u8] = b"\x1b[0m";
 
+/// What a renderer keeps for one chunk: the bytes, where each selected
+/// line's record ends in them, and the counts (a `ChunkOutput` in the
+/// making).
+#[derive(Debug, Default)]
+pub struct Rendered {
+    /// The rendered bytes.
+    out: Vec<u8>,
+    ends: Vec<usize>,
+    selected: u64,
+    /// Matches counted (where the mode counts them).
+    matches: u64,
+}
+
+impl Rendered {
+    /// Notes that a line of kind `kind` has just been rendered into `out`.
+    fn rendered(&mut self, kind: Kind) {
+        if kind == Kind::Match {
+            self.selected += 1;
+            self.ends.push(self.out.len());
+        }
+    }
+
+    fn finish(self) -> ChunkOutput {
+        ChunkOutput {
+            bytes: self.out,
+            ends: self.ends,
+            selected: self.selected,
+            matches: self.matches,
+            searched: 0,
+        }
+    }
+}
+
 /// ripgrep's default colour specs, as escape sequences (each starts with a
 /// reset, as termcolor writes them).
 #[derive(Debug, Clone, Copy)]
@@ -384,9 +417,7 @@ struct Counter {
     matcher: Arc<Matcher>,
     facts: Arc<LineFacts>,
     count_matches: bool,
-    ends: Vec<usize>,
-    selected: u64,
-    matches: u64,
+    done: Rendered,
 }
 
 impl Counter {
@@ -395,43 +426,32 @@ impl Counter {
             matcher,
             facts,
             count_matches,
-            ends: Vec::new(),
-            selected: 0,
-            matches: 0,
+            done: Rendered::default(),
         }
     }
 }
 
 impl Sink for Counter {
     fn line(&mut self, l: &Line<'_>) -> lidx::Result<bool> {
-        if l.kind == Kind::Match {
-            self.selected += 1;
-            self.ends.push(0);
-            if self.count_matches {
-                // As ripgrep's summary printer: every match, at least one.
-                let content = self.matcher.content(l.bytes);
-                let (mut n, len) = (0u64, l.bytes.len());
-                let preceded = self.facts.preceded(l.offset);
-                self.matcher.for_each_match(content, preceded, |s, _| {
-                    n += u64::from(s < len);
-                    s < len
-                });
-                self.matches += n.max(1);
-            }
+        if l.kind == Kind::Match && self.count_matches {
+            // As ripgrep's summary printer: every match, at least one.
+            let content = self.matcher.content(l.bytes);
+            let (mut n, len) = (0u64, l.bytes.len());
+            let preceded = self.facts.preceded(l.offset);
+            self.matcher.for_each_match(content, preceded, |s, _| {
+                n += u64::from(s < len);
+                s < len
+            });
+            self.done.matches += n.max(1);
         }
+        self.done.rendered(l.kind);
         Ok(true)
     }
 }
 
 impl Render for Counter {
     fn finish(self) -> ChunkOutput {
-        ChunkOutput {
-            bytes: Vec::new(),
-            ends: self.ends,
-            selected: self.selected,
-            matches: self.matches,
-            searched: 0,
-        }
+        self.done.finish()
     }
 }
 

@@ -7,7 +7,7 @@
 //! One printer renders one chunk into a byte buffer (see
 //! `lidx::search::parallel`); the context printer renders a whole search.
 
-use super::{Colors, LineFacts, Spans, trim_ascii_prefix};
+use super::{Colors, LineFacts, Rendered, Spans, trim_ascii_prefix};
 use lidx::search::parallel::{ChunkOutput, Render};
 use lidx::search::{Kind, Line, Matcher, Sink};
 use std::sync::Arc;
@@ -52,9 +52,7 @@ pub struct Standard {
     opts: Arc<StandardOptions>,
     facts: Arc<LineFacts>,
     matcher: Arc<Matcher>,
-    out: Vec<u8>,
-    ends: Vec<usize>,
-    selected: u64,
+    done: Rendered,
     /// Last printed line number, to place the separator.
     last: Option<u64>,
     spans: Spans,
@@ -72,9 +70,7 @@ impl Standard {
             opts,
             facts,
             matcher,
-            out: Vec::new(),
-            ends: Vec::new(),
-            selected: 0,
+            done: Rendered::default(),
             last: None,
             spans: Spans::default(),
             in_color: false,
@@ -98,8 +94,8 @@ impl Standard {
             && l.number > last + 1
             && let Some(sep) = &self.opts.separator_context
         {
-            self.out.extend_from_slice(sep);
-            self.out.extend_from_slice(self.term());
+            self.done.out.extend_from_slice(sep);
+            self.done.out.extend_from_slice(self.term());
         }
         self.last = Some(l.number);
         let is_context = l.kind == Kind::Context;
@@ -160,29 +156,29 @@ impl Standard {
         let colors = self.opts.colors.as_ref();
         if self.opts.line_number {
             spec(
-                &mut self.out,
+                &mut self.done.out,
                 colors.map(|c| c.line),
                 number.to_string().as_bytes(),
             );
-            self.out.extend_from_slice(sep);
+            self.done.out.extend_from_slice(sep);
         }
         if self.opts.column
             && let Some(c) = column
         {
             spec(
-                &mut self.out,
+                &mut self.done.out,
                 colors.map(|c| c.column),
                 c.to_string().as_bytes(),
             );
-            self.out.extend_from_slice(sep);
+            self.done.out.extend_from_slice(sep);
         }
         if self.opts.byte_offset {
             spec(
-                &mut self.out,
+                &mut self.done.out,
                 colors.map(|c| c.column),
                 offset.to_string().as_bytes(),
             );
-            self.out.extend_from_slice(sep);
+            self.done.out.extend_from_slice(sep);
         }
     }
 
@@ -200,9 +196,9 @@ impl Standard {
         if self.exceeds(line) {
             self.exceeded_line(line, (0, line.len()), matches, &mut 0, original, ctx);
         } else {
-            self.out.extend_from_slice(line);
+            self.done.out.extend_from_slice(line);
             if line.last() != Some(&b'\n') {
-                self.out.extend_from_slice(self.term());
+                self.done.out.extend_from_slice(self.term());
             }
         }
     }
@@ -225,7 +221,7 @@ impl Standard {
             self.exceeded_line(bytes, line, matches, &mut 0, original, ctx);
         } else {
             self.colored_matches(bytes, line, matches, &mut 0);
-            self.out.extend_from_slice(self.term());
+            self.done.out.extend_from_slice(self.term());
         }
     }
 
@@ -240,7 +236,7 @@ impl Standard {
     ) {
         line.1 = content_end(bytes, line, self.matcher.crlf());
         if matches.is_empty() {
-            self.out.extend_from_slice(&bytes[line.0..line.1]);
+            self.done.out.extend_from_slice(&bytes[line.0..line.1]);
             return;
         }
         while line.0 < line.1 {
@@ -250,19 +246,19 @@ impl Standard {
                     continue;
                 }
                 self.end_color();
-                self.out.extend_from_slice(&bytes[line.0..line.1]);
+                self.done.out.extend_from_slice(&bytes[line.0..line.1]);
                 break;
             }
             let m = matches[*idx];
             if line.0 < m.0 {
                 let upto = line.1.min(m.0);
                 self.end_color();
-                self.out.extend_from_slice(&bytes[line.0..upto]);
+                self.done.out.extend_from_slice(&bytes[line.0..upto]);
                 line.0 = upto;
             } else {
                 let upto = line.1.min(m.1);
                 self.start_color();
-                self.out.extend_from_slice(&bytes[line.0..upto]);
+                self.done.out.extend_from_slice(&bytes[line.0..upto]);
                 line.0 = upto;
             }
         }
@@ -273,14 +269,14 @@ impl Standard {
         if !self.in_color
             && let Some(c) = &self.opts.colors
         {
-            self.out.extend_from_slice(c.matched);
+            self.done.out.extend_from_slice(c.matched);
             self.in_color = true;
         }
     }
 
     fn end_color(&mut self) {
         if self.in_color {
-            self.out.extend_from_slice(super::RESET);
+            self.done.out.extend_from_slice(super::RESET);
             self.in_color = false;
         }
     }
@@ -310,7 +306,8 @@ impl Standard {
             line.1 = end;
             self.colored_matches(bytes, line, matches, idx);
             if matches.is_empty() {
-                self.out
+                self.done
+                    .out
                     .extend_from_slice(b" [... omitted end of long line]");
             } else {
                 let remaining = matches
@@ -318,10 +315,11 @@ impl Standard {
                     .filter(|m| m.0 >= line.1 && m.0 < original_line.1)
                     .count();
                 let tense = if remaining == 1 { "match" } else { "matches" };
-                self.out
+                self.done
+                    .out
                     .extend_from_slice(format!(" [... {remaining} more {tense}]").as_bytes());
             }
-            self.out.extend_from_slice(self.term());
+            self.done.out.extend_from_slice(self.term());
             return;
         }
         let note = if original == 0 || self.opts.only_matching {
@@ -333,8 +331,8 @@ impl Standard {
         } else {
             format!("[Omitted long line with {original} matches]")
         };
-        self.out.extend_from_slice(note.as_bytes());
-        self.out.extend_from_slice(self.term());
+        self.done.out.extend_from_slice(note.as_bytes());
+        self.done.out.extend_from_slice(self.term());
     }
 }
 
@@ -370,24 +368,14 @@ fn spec(out: &mut Vec<u8>, spec: Option<&[u8]>, text: &[u8]) {
 
 impl Sink for Standard {
     fn line(&mut self, l: &Line<'_>) -> lidx::Result<bool> {
-        if l.kind == Kind::Match {
-            self.selected += 1;
-        }
         self.render(l);
-        if l.kind == Kind::Match {
-            self.ends.push(self.out.len());
-        }
+        self.done.rendered(l.kind);
         Ok(true)
     }
 }
 
 impl Render for Standard {
     fn finish(self) -> ChunkOutput {
-        ChunkOutput {
-            bytes: self.out,
-            ends: self.ends,
-            selected: self.selected,
-            ..ChunkOutput::default()
-        }
+        self.done.finish()
     }
 }
