@@ -139,6 +139,15 @@ pub enum Error {
         /// Basename of the file the sidecar was built for.
         built_for: String,
     },
+    /// A remote object (a source or a sidecar named by a URL) could not be
+    /// read: not found, refused, a server error or a timeout after the
+    /// retries, or a reply that does not hold the bytes asked for.
+    Remote {
+        /// The object's URL.
+        url: String,
+        /// What went wrong, one line.
+        what: String,
+    },
     /// A line number or byte offset lies beyond the end of the source.
     OutOfRange {
         /// What was asked for ("line 12", "offset 400").
@@ -265,6 +274,7 @@ impl fmt::Display for Error {
                 sidecar.display(),
                 source_path.display()
             ),
+            Error::Remote { url, what } => write!(f, "{url}: {what}"),
             Error::SourceChanged { path, what } => {
                 write!(f, "{}: source changed while in use: {what}", path.display())
             }

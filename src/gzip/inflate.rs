@@ -23,6 +23,9 @@ use miniz_oxide::inflate::core::{BlockBoundaryState, DecompressorOxide, decompre
 pub const WINDOW: usize = 32 * 1024;
 const OUT_SIZE: usize = 256 * 1024;
 const IN_SIZE: usize = 128 * 1024;
+/// Compressed bytes the decoder may read past its position (it refills to
+/// half its input buffer): what a caller prefetching a span adds to it.
+pub(crate) const READ_AHEAD: u64 = IN_SIZE as u64 / 2;
 
 /// A point where decoding can start.
 #[derive(Debug, Clone, PartialEq, Eq)]

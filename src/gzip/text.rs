@@ -34,6 +34,16 @@ pub trait AccessPoints: Send + Sync {
     /// The error for access points whose offsets are not increasing at
     /// `i` (a damaged or crafted index).
     fn out_of_order(&self, i: usize) -> Error;
+    /// Compressed bit offset of access point `i` (without reading its
+    /// window).
+    fn comp_bit(&self, i: usize) -> Result<u64> {
+        Ok(self.get(i)?.comp_bit)
+    }
+    /// Says that the windows of access points `range` will be read soon
+    /// (a hint for remote sidecars, see [`ReadAt::will_need`]).
+    fn will_need(&self, range: std::ops::Range<usize>) {
+        let _ = range;
+    }
     /// Index of the last access point at or before uncompressed `off`.
     fn find(&self, off: u64) -> Result<usize> {
         let (mut lo, mut hi) = (0, self.count());
@@ -58,6 +68,9 @@ impl AccessPoints for Vec<AccessPoint> {
     }
     fn offset(&self, i: usize) -> Result<u64> {
         Ok(self[i].uncomp)
+    }
+    fn comp_bit(&self, i: usize) -> Result<u64> {
+        Ok(self[i].comp_bit)
     }
     fn out_of_order(&self, i: usize) -> Error {
         Error::InvalidArgument(format!("access point {i} is out of order"))
@@ -153,6 +166,47 @@ impl<A: AccessPoints> GzText<A> {
         })
     }
 
+    /// Spans hinted at once by [`ReadAt::will_need`] (a scan's chunk is
+    /// a few spans).
+    const HINT_SPANS: usize = 16;
+
+    /// Compressed bytes that decoding span `i` reads: from the byte
+    /// holding its first bit to the next access point, plus what the
+    /// inflater reads ahead of its position.
+    fn comp_range(&self, i: usize) -> Result<std::ops::Range<u64>> {
+        let from = self.aps.comp_bit(i)? / 8;
+        let to = if i + 1 < self.aps.count() {
+            (self.aps.comp_bit(i + 1)?.div_ceil(8) + super::inflate::READ_AHEAD)
+                .min(self.gz.len())
+        } else {
+            self.gz.len()
+        };
+        Ok(from..to.max(from))
+    }
+
+    /// Starts fetching what decoding spans `range` needs that is not
+    /// cached: their compressed bytes and their windows, together (for a
+    /// remote source, one round trip). A hint: errors are left to the read.
+    fn prefetch(&self, range: std::ops::Range<usize>) -> Result<()> {
+        let mut k = range.start;
+        while k < range.end {
+            let cached = |k: usize| self.spans.lock().data.contains_key(&(k as u32));
+            if cached(k) {
+                k += 1;
+                continue;
+            }
+            let a = k;
+            while k < range.end && !cached(k) {
+                k += 1;
+            }
+            self.aps.will_need(a..k);
+            let from = self.comp_range(a)?.start;
+            let to = self.comp_range(k - 1)?.end;
+            self.gz.will_need(from..to);
+        }
+        Ok(())
+    }
+
     /// The decoded bytes of span `i` (from access point `i` to `i + 1`).
     fn span(&self, i: usize) -> Result<Arc<Vec<u8>>> {
         let id = i as u32;
@@ -163,6 +217,8 @@ impl<A: AccessPoints> GzText<A> {
                 return Ok(Arc::clone(d));
             }
         }
+        // The window and the compressed bytes, fetched together.
+        let _ = self.prefetch(i..i + 1);
         let ap = self.aps.get(i)?;
         let end = if i + 1 < self.aps.count() {
             self.aps.offset(i + 1)?
@@ -244,6 +300,19 @@ impl<A: AccessPoints> ReadAt for GzText<A> {
 
     fn path(&self) -> &Path {
         self.gz.path()
+    }
+
+    fn will_need(&self, range: std::ops::Range<u64>) {
+        if range.start >= range.end.min(self.len) {
+            return;
+        }
+        let (Ok(i), Ok(j)) = (
+            self.aps.find(range.start),
+            self.aps.find(range.end.min(self.len) - 1),
+        ) else {
+            return;
+        };
+        let _ = self.prefetch(i..(j + 1).min(i + Self::HINT_SPANS));
     }
 }
 

@@ -155,6 +155,28 @@ impl AccessPoints for SidecarAps {
         Ok(self.record(i)?.uncomp)
     }
 
+    fn comp_bit(&self, i: usize) -> Result<u64> {
+        Ok(self.record(i)?.comp_bit)
+    }
+
+    fn will_need(&self, range: std::ops::Range<usize>) {
+        // The blob pages holding the windows of `range` (stored in record
+        // order, so one run of pages).
+        let (Ok(a), Ok(b)) = (self.record(range.start), self.record(range.end - 1)) else {
+            return;
+        };
+        let (from, to) = (a.blob_offset, b.blob_offset + b.blob_len as u64);
+        if to <= from {
+            return;
+        }
+        let payload = fmt::blob_payload(self.sb.page_size) as u64;
+        let first = (self.sb.gzip.ap_first_page + self.sb.gzip.ap_pages) as u64;
+        let ps = self.sb.page_size as u64;
+        let p0 = first + from / payload;
+        let p1 = first + (to - 1) / payload + 1;
+        self.file.will_need(p0 * ps..p1 * ps);
+    }
+
     fn out_of_order(&self, i: usize) -> Error {
         self.corrupt(
             self.page_of(i),

@@ -16,6 +16,7 @@ pub(crate) mod gzip;
 mod lines;
 pub mod locate;
 mod open;
+mod remote;
 mod verify;
 
 pub use follow::{FollowEvent, Follower};
@@ -448,6 +449,14 @@ impl Index {
         result
     }
 
+    /// Tells the source that a scan from checkpoint offset `from` will read
+    /// up to about `to`: a remote source fetches it in one round trip
+    /// rather than buffer by buffer. The line after a checkpoint and the
+    /// line holding an offset lie within about two spacings of it (§5).
+    fn will_scan(&self, from: u64, to: u64) {
+        self.source.will_need(from..to.min(self.source_len()));
+    }
+
     /// Byte offset where line `line` starts.
     pub fn line_start(&self, line: u64) -> Result<u64> {
         if line >= self.line_count() {
@@ -457,6 +466,7 @@ impl Index {
         if cp.line == line {
             return Ok(cp.offset);
         }
+        self.will_scan(cp.offset, cp.offset.saturating_add(2 * self.sb.spacing));
         Ok(self.nth_newline(cp.offset, line - cp.line)? + 1)
     }
 
@@ -527,6 +537,7 @@ impl Index {
         if next.line == cp.line + 1 && offset < next.offset {
             return Ok(cp.line);
         }
+        self.will_scan(cp.offset, offset + 1);
         Ok(cp.line + self.count_newlines(cp.offset, offset)?)
     }
 

@@ -54,11 +54,11 @@ pub struct Opened {
 /// ```
 #[derive(Debug, Clone)]
 pub struct OpenOptions {
-    sidecar: Option<PathBuf>,
-    cache_bytes: usize,
-    refresh: bool,
-    force: bool,
-    build: BuildOptions,
+    pub(super) sidecar: Option<PathBuf>,
+    pub(super) cache_bytes: usize,
+    pub(super) refresh: bool,
+    pub(super) force: bool,
+    pub(super) build: BuildOptions,
 }
 
 impl Default for OpenOptions {
@@ -142,6 +142,9 @@ impl OpenOptions {
     /// `info` and `verify`): the verdict is in [`Index::verdict`]. Never
     /// builds or writes anything.
     pub fn inspect(&self, source: impl AsRef<Path>) -> Result<Index> {
+        if crate::io::remote::is_url(source.as_ref()) {
+            return super::remote::inspect(self, source.as_ref());
+        }
         let source = &*self.named_source(source.as_ref())?;
         let (src, info) = open_source(source)?;
         let path = match &self.sidecar {
@@ -200,6 +203,9 @@ impl OpenOptions {
         source: impl AsRef<Path>,
         progress: &mut dyn FnMut(u64, u64),
     ) -> Result<Opened> {
+        if crate::io::remote::is_url(source.as_ref()) {
+            return super::remote::open(self, source.as_ref(), progress);
+        }
         let source = &*self.named_source(source.as_ref())?;
         match self.open_inner(source, progress) {
             // A damaged gzip archive: no sidecar can describe it, but the
@@ -457,7 +463,7 @@ impl OpenOptions {
     }
 }
 
-fn unsupported(source: &Path, f: sniff::Format) -> Error {
+pub(super) fn unsupported(source: &Path, f: sniff::Format) -> Error {
     Error::UnsupportedSource {
         path: source.to_path_buf(),
         format: f.name().to_string(),
@@ -488,7 +494,7 @@ fn src_clone(src: &FileSource) -> Result<FileSource> {
     Ok(FileSource::from_file(f, src.path(), src.len()))
 }
 
-fn ensure_dir(sidecar: &Path) -> Result<()> {
+pub(super) fn ensure_dir(sidecar: &Path) -> Result<()> {
     let dir = crate::ingest::writer::parent_dir(sidecar);
     std::fs::create_dir_all(&dir).map_err(|e| Error::io("create directory", &dir, e))
 }

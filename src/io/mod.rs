@@ -3,14 +3,18 @@
 //! Everything above reads through [`ReadAt`], a `pread`-style trait with one
 //! implementation over a real file ([`FileSource`]) and one over bytes in
 //! memory ([`MemSource`], for tests and for sources larger than the disk,
-//! such as the sparse "offsets above 4 GiB" test). No mmap: every read is an
+//! such as the sparse "offsets above 4 GiB" test), and one over an object
+//! in a remote store ([`RemoteSource`]: HTTP range requests, S3, GCS,
+//! Azure). No mmap: every read is an
 //! explicit `pread` whose size and position we choose.
 
 mod file;
 mod mem;
+pub mod remote;
 
 pub use file::FileSource;
 pub use mem::MemSource;
+pub use remote::RemoteSource;
 
 use crate::error::Result;
 use std::path::Path;
@@ -31,8 +35,16 @@ pub trait ReadAt: Send + Sync {
     /// (0 only at or past the end).
     fn read_at(&self, buf: &mut [u8], offset: u64) -> Result<usize>;
 
-    /// The path reported in errors.
+    /// The path reported in errors (for a remote object, its URL).
     fn path(&self) -> &Path;
+
+    /// Says that `range` will be read soon, so that a source for which a
+    /// read is a round trip (a remote object) can start fetching it now,
+    /// together with other hints, without waiting. A hint only; the
+    /// default does nothing (a local file's reads are cheap enough).
+    fn will_need(&self, range: std::ops::Range<u64>) {
+        let _ = range;
+    }
 
     /// Fills `buf` completely from `offset`, or fails with `UnexpectedEof`
     /// wrapped in an I/O error naming the path.
@@ -79,5 +91,8 @@ impl<T: ReadAt + ?Sized> ReadAt for std::sync::Arc<T> {
     }
     fn path(&self) -> &Path {
         (**self).path()
+    }
+    fn will_need(&self, range: std::ops::Range<u64>) {
+        (**self).will_need(range)
     }
 }

@@ -1,0 +1,1057 @@
+//! [`ReadAt`] over an object in a remote store: HTTP(S) with Range
+//! requests, S3, Google Cloud Storage and Azure Blob Storage, through the
+//! `object_store` crate.
+//!
+//! What it is: a positional reader whose reads are ranged `GET`s, with a
+//! bounded cache of the byte ranges fetched, so that the layers above (the
+//! page cache, the tree, `GzText`, the range scan) read a remote object
+//! exactly as a local file. What it is not: a writer (lidx never uploads)
+//! nor a mirror (nothing is downloaded whole unless a caller reads it all).
+//!
+//! - **Runtime inside.** `object_store` is async; a small multi-threaded
+//!   tokio runtime (two workers, created on the first remote open) runs
+//!   every request. Callers stay synchronous: a read that misses starts a
+//!   fetch on the runtime and waits for it on a condition variable, so any
+//!   number of threads may call [`ReadAt::read_at`] at once.
+//! - **Round trips, not bytes.** A miss fetches whole 64 KiB blocks around
+//!   the read, a read that continues the previous one (a sequential stream)
+//!   fetches a window that doubles up to 8 MiB and starts the next window
+//!   ahead, and [`ReadAt::will_need`] starts fetches without waiting, so
+//!   that what a caller knows it will read next (a scan's next chunks, a
+//!   gzip span's compressed bytes and window) arrives in one round trip.
+//!   Fetched ranges never overlap; a read waits for a fetch in flight
+//!   rather than asking twice.
+//! - **Identity.** The first replies give the object's size, ETag and
+//!   Last-Modified ([`Identity`]). Every later request carries `If-Match`
+//!   with a strong ETag, and every reply's size and ETag are compared with
+//!   the first: an object replaced while lidx reads it is an error
+//!   ([`Error::SourceChanged`]), never a mix of two versions.
+//! - **Validation.** `object_store` refuses a reply without `206` to a
+//!   ranged request (a server that ignores Range) and one whose
+//!   `Content-Range` differs from the range asked; on top of that every
+//!   body is counted, and one that holds fewer or more bytes than asked is
+//!   an error (retried when short).
+//! - **Faults.** A 5xx, a 429, a timeout or a dropped connection is retried
+//!   by `object_store` up to [`RemoteOptions::retries`] times with
+//!   exponential back-off; a short body or a wrong range is retried as many
+//!   times here. Then the read fails with one line naming the URL
+//!   ([`Error::Remote`]).
+
+use super::ReadAt;
+use crate::error::{Error, Result};
+use bytes::Bytes;
+use futures_util::StreamExt;
+use object_store::{GetOptions, GetRange, ObjectStore, ObjectStoreScheme, path::Path as ObjPath};
+use parking_lot::{Condvar, Mutex};
+use std::collections::BTreeMap;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+/// Fetches are whole blocks of this size around a read (the last one of
+/// the object excepted).
+pub const BLOCK: u64 = 64 << 10;
+
+/// The largest single request.
+pub const MAX_FETCH: u64 = 8 << 20;
+
+/// The first window of a sequential stream; each next one doubles, up to
+/// [`MAX_FETCH`].
+const SEQ_FIRST: u64 = 1 << 20;
+
+/// URL schemes read as remote objects (as `object_store` names them).
+const SCHEMES: &[&str] = &[
+    "http", "https", "s3", "s3a", "gs", "az", "adl", "azure", "abfs", "abfss",
+];
+
+/// True when `name` is a URL of a remote object (`http://`, `https://`,
+/// `s3://`, `s3a://`, `gs://`, `az://`, `adl://`, `azure://`, `abfs://`,
+/// `abfss://`), not a local path.
+pub fn is_url(name: &Path) -> bool {
+    let Some(s) = name.to_str() else {
+        return false;
+    };
+    match s.split_once("://") {
+        Some((scheme, rest)) => {
+            !rest.is_empty() && SCHEMES.iter().any(|k| scheme.eq_ignore_ascii_case(k))
+        }
+        None => false,
+    }
+}
+
+/// How remote objects are read.
+#[derive(Debug, Clone)]
+pub struct RemoteOptions {
+    /// Time allowed for one request, body included (default 30 s, or
+    /// `$LIDX_TIMEOUT` seconds).
+    pub timeout: Duration,
+    /// Retries of a failed request (default 3, or `$LIDX_RETRIES`).
+    pub retries: usize,
+    /// Byte budget of the cache of fetched ranges, per object (default
+    /// 64 MiB). Fetches in flight are bounded separately (hints stop at
+    /// half the budget).
+    pub cache_bytes: usize,
+}
+
+impl Default for RemoteOptions {
+    fn default() -> Self {
+        let timeout = std::env::var("LIDX_TIMEOUT")
+            .ok()
+            .and_then(|v| v.trim().parse::<f64>().ok())
+            .filter(|s| s.is_finite() && *s > 0.0)
+            .map(Duration::from_secs_f64)
+            .unwrap_or(Duration::from_secs(30));
+        let retries = std::env::var("LIDX_RETRIES")
+            .ok()
+            .and_then(|v| v.trim().parse::<usize>().ok())
+            .unwrap_or(3)
+            .min(20);
+        RemoteOptions {
+            timeout,
+            retries,
+            cache_bytes: 64 << 20,
+        }
+    }
+}
+
+/// The runtime every remote request runs on: two worker threads, created
+/// on first use and kept for the life of the process.
+fn runtime() -> Result<&'static tokio::runtime::Runtime> {
+    static RT: OnceLock<std::result::Result<tokio::runtime::Runtime, String>> = OnceLock::new();
+    RT.get_or_init(|| {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .thread_name("lidx-remote")
+            .enable_all()
+            .build()
+            .map_err(|e| e.to_string())
+    })
+    .as_ref()
+    .map_err(|e| Error::InvalidArgument(format!("cannot start the remote-I/O runtime: {e}")))
+}
+
+/// Counters of one remote object, or of all of them ([`totals`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RemoteStats {
+    /// `GET` requests sent (retries inside `object_store` not counted:
+    /// the server's log counts those).
+    pub requests: u64,
+    /// Body bytes received.
+    pub bytes: u64,
+    /// Times a caller waited for the network: a read that missed, or an
+    /// open; fetches waited for together count once. For one thread, the
+    /// round trips it paid.
+    pub waits: u64,
+}
+
+#[derive(Debug, Default)]
+struct Counters {
+    requests: AtomicU64,
+    bytes: AtomicU64,
+    waits: AtomicU64,
+}
+
+impl Counters {
+    fn get(&self) -> RemoteStats {
+        RemoteStats {
+            requests: self.requests.load(Ordering::Relaxed),
+            bytes: self.bytes.load(Ordering::Relaxed),
+            waits: self.waits.load(Ordering::Relaxed),
+        }
+    }
+}
+
+static TOTALS: Counters = Counters {
+    requests: AtomicU64::new(0),
+    bytes: AtomicU64::new(0),
+    waits: AtomicU64::new(0),
+};
+
+/// Counters summed over every remote object this process has read.
+pub fn totals() -> RemoteStats {
+    TOTALS.get()
+}
+
+fn count(c: &Counters, f: impl Fn(&Counters) -> &AtomicU64, n: u64) {
+    f(c).fetch_add(n, Ordering::Relaxed);
+    f(&TOTALS).fetch_add(n, Ordering::Relaxed);
+}
+
+/// A remote object's address: the store that holds it and its path there.
+#[derive(Clone)]
+pub struct Location {
+    url: String,
+    store: Arc<dyn ObjectStore>,
+    path: ObjPath,
+    opts: RemoteOptions,
+}
+
+impl std::fmt::Debug for Location {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Location").field("url", &self.url).finish()
+    }
+}
+
+impl Location {
+    /// Parses `url` and builds a client for its store. Credentials, region
+    /// and endpoint come from the environment as `object_store`'s
+    /// builders read it (`AmazonS3Builder::from_env`: `AWS_ACCESS_KEY_ID`,
+    /// `AWS_SECRET_ACCESS_KEY`, `AWS_REGION`, `AWS_ENDPOINT_URL`,
+    /// `AWS_ALLOW_HTTP`, ...; `GOOGLE_*` for `gs://`; `AZURE_*` for
+    /// Azure). No request is sent.
+    pub fn parse(url: &str, opts: &RemoteOptions) -> Result<Location> {
+        let bad = |what: String| Error::Remote {
+            url: url.to_string(),
+            what,
+        };
+        let parsed = url::Url::parse(url).map_err(|e| bad(format!("not a valid URL: {e}")))?;
+        let (scheme, path) = ObjectStoreScheme::parse(&parsed)
+            .map_err(|e| bad(format!("not a URL lidx can read: {}", one_line(&e))))?;
+        if path.as_ref().is_empty() {
+            return Err(bad("the URL names no object (its path is empty)".into()));
+        }
+        let store = store_for(scheme, &parsed, opts).map_err(|e| bad(one_line(&e)))?;
+        Ok(Location {
+            url: url.to_string(),
+            store,
+            path,
+            opts: opts.clone(),
+        })
+    }
+
+    /// The URL as given.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// The object's name: the last segment of its path.
+    pub fn file_name(&self) -> &str {
+        self.path.filename().unwrap_or("")
+    }
+}
+
+/// Client settings shared by every store: timeouts and retries.
+fn client_settings(opts: &RemoteOptions) -> (object_store::RetryConfig, [(ClientKey, String); 2]) {
+    let retry = object_store::RetryConfig {
+        backoff: object_store::BackoffConfig {
+            init_backoff: Duration::from_millis(100),
+            max_backoff: Duration::from_secs(2),
+            base: 2.0,
+        },
+        max_retries: opts.retries,
+        retry_timeout: opts.timeout * (opts.retries as u32 + 1) + Duration::from_secs(10),
+    };
+    let ms = format!("{}ms", opts.timeout.as_millis().max(1));
+    (
+        retry,
+        [(ClientKey::Timeout, ms.clone()), (ClientKey::ConnectTimeout, ms)],
+    )
+}
+
+use object_store::ClientConfigKey as ClientKey;
+
+/// Builds the store for a URL, with credentials from the environment.
+fn store_for(
+    scheme: ObjectStoreScheme,
+    url: &url::Url,
+    opts: &RemoteOptions,
+) -> object_store::Result<Arc<dyn ObjectStore>> {
+    let (retry, client) = client_settings(opts);
+    Ok(match scheme {
+        ObjectStoreScheme::Http => {
+            let mut b = object_store::http::HttpBuilder::new()
+                .with_url(&url[..url::Position::BeforePath])
+                .with_retry(retry)
+                .with_config(ClientKey::AllowHttp, "true");
+            for (k, v) in client {
+                b = b.with_config(k, v);
+            }
+            Arc::new(b.build()?)
+        }
+        ObjectStoreScheme::AmazonS3 => {
+            use object_store::aws::{AmazonS3Builder, AmazonS3ConfigKey as K};
+            let mut b = AmazonS3Builder::from_env()
+                .with_url(url.as_str())
+                .with_retry(retry);
+            for (k, v) in client {
+                b = b.with_config(K::Client(k), v);
+            }
+            Arc::new(b.build()?)
+        }
+        ObjectStoreScheme::GoogleCloudStorage => {
+            use object_store::gcp::{GoogleCloudStorageBuilder, GoogleConfigKey as K};
+            let mut b = GoogleCloudStorageBuilder::from_env()
+                .with_url(url.as_str())
+                .with_retry(retry);
+            for (k, v) in client {
+                b = b.with_config(K::Client(k), v);
+            }
+            Arc::new(b.build()?)
+        }
+        ObjectStoreScheme::MicrosoftAzure => {
+            use object_store::azure::{AzureConfigKey as K, MicrosoftAzureBuilder};
+            let mut b = MicrosoftAzureBuilder::from_env()
+                .with_url(url.as_str())
+                .with_retry(retry);
+            for (k, v) in client {
+                b = b.with_config(K::Client(k), v);
+            }
+            Arc::new(b.build()?)
+        }
+        other => {
+            return Err(object_store::Error::NotSupported {
+                source: format!("{other:?} URLs are not remote objects").into(),
+            });
+        }
+    })
+}
+
+/// An error as one line (object_store's messages may hold a server's reply
+/// body over several lines), cut to a readable length.
+fn one_line(e: &dyn std::fmt::Display) -> String {
+    let s = e.to_string();
+    let mut out = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    if out.len() > 300 {
+        let mut cut = 300;
+        while !out.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        out.truncate(cut);
+        out.push_str(" ...");
+    }
+    out
+}
+
+/// What identifies one version of a remote object.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Identity {
+    /// Size in bytes.
+    pub size: u64,
+    /// The ETag, as the server sent it (quotes included), if any.
+    pub etag: Option<String>,
+    /// Last-Modified, in seconds since the epoch.
+    pub last_modified: i64,
+}
+
+impl Identity {
+    fn of(meta: &object_store::ObjectMeta) -> Identity {
+        Identity {
+            size: meta.size,
+            etag: meta.e_tag.clone(),
+            last_modified: meta.last_modified.timestamp(),
+        }
+    }
+
+    /// The same version: same size, and the same ETag when both have one
+    /// (else the same Last-Modified).
+    fn same(&self, other: &Identity) -> bool {
+        self.size == other.size
+            && match (&self.etag, &other.etag) {
+                (Some(a), Some(b)) => a == b,
+                _ => self.last_modified == other.last_modified,
+            }
+    }
+
+    /// The value for `If-Match`: a strong ETag (a weak one never matches
+    /// under the strong comparison `If-Match` uses).
+    fn if_match(&self) -> Option<String> {
+        self.etag.clone().filter(|e| !e.starts_with("W/"))
+    }
+}
+
+/// How a request failed.
+#[derive(Debug, Clone)]
+enum Fault {
+    /// The object is not the version first read.
+    Changed(String),
+    /// Worth asking again (a short body, a wrong range).
+    Retry(String),
+    /// Final.
+    Fatal(String),
+}
+
+impl Fault {
+    fn into_error(self, url: &str) -> Error {
+        match self {
+            Fault::Changed(what) => Error::SourceChanged {
+                path: PathBuf::from(url),
+                what,
+            },
+            Fault::Retry(what) | Fault::Fatal(what) => Error::Remote {
+                url: url.to_string(),
+                what,
+            },
+        }
+    }
+}
+
+/// Classifies an `object_store` error.
+fn fault_of(e: object_store::Error) -> Fault {
+    use object_store::Error as E;
+    match &e {
+        E::NotFound { .. } => Fault::Fatal("not found (HTTP 404)".into()),
+        E::Precondition { .. } => Fault::Changed(
+            "the object was replaced while lidx read it (its ETag no longer matches: HTTP 412)"
+                .into(),
+        ),
+        E::PermissionDenied { .. } | E::Unauthenticated { .. } => {
+            Fault::Fatal(format!("access refused: {}", one_line(&e)))
+        }
+        E::NotSupported { .. } => Fault::Fatal(
+            "the server ignored the Range request (it answered with the whole object, not 206 \
+             Partial Content); lidx needs range reads"
+                .into(),
+        ),
+        _ => {
+            let text = one_line(&e);
+            if text.contains("non-partial response") {
+                Fault::Fatal(
+                    "the server ignored the Range request (it answered 200 with the whole \
+                     object, not 206 Partial Content); lidx needs range reads"
+                        .into(),
+                )
+            } else if text.contains("Requested") && text.contains("got") {
+                Fault::Retry(format!("the reply's Content-Range is not the range asked: {text}"))
+            } else if text.contains("Content-Range") || text.contains("CONTENT_RANGE") {
+                Fault::Retry(format!("the reply's Content-Range is missing or invalid: {text}"))
+            } else {
+                Fault::Fatal(text)
+            }
+        }
+    }
+}
+
+/// One contiguous range of the object, as fetched.
+#[derive(Debug)]
+struct Extent {
+    start: u64,
+    data: Bytes,
+}
+
+impl Extent {
+    fn end(&self) -> u64 {
+        self.start + self.data.len() as u64
+    }
+}
+
+/// A fetch in flight; its result is handed to every reader that waits.
+#[derive(Debug)]
+struct Fetch {
+    range: Range<u64>,
+    result: Mutex<Option<std::result::Result<Arc<Extent>, Fault>>>,
+    cond: Condvar,
+}
+
+impl Fetch {
+    fn wait(&self) -> std::result::Result<Arc<Extent>, Fault> {
+        let mut g = self.result.lock();
+        while g.is_none() {
+            self.cond.wait(&mut g);
+        }
+        g.clone().expect("checked above")
+    }
+
+    fn is_done(&self) -> bool {
+        self.result.lock().is_some()
+    }
+}
+
+/// A sequential reader: where its last read ended and its window.
+#[derive(Debug, Clone, Copy, Default)]
+struct Stream {
+    end: u64,
+    window: u64,
+}
+
+/// Streams followed at once (a scan's workers each have one).
+const STREAMS: usize = 8;
+
+#[derive(Debug, Default)]
+struct State {
+    /// Fetched ranges by start; never overlapping one another nor a fetch
+    /// in flight.
+    extents: BTreeMap<u64, Arc<Extent>>,
+    /// Insertion order, for eviction.
+    order: std::collections::VecDeque<u64>,
+    bytes: usize,
+    inflight: BTreeMap<u64, Arc<Fetch>>,
+    inflight_bytes: u64,
+    streams: [Stream; STREAMS],
+    next_stream: usize,
+}
+
+impl State {
+    /// The fetched range holding `off`.
+    fn extent_at(&self, off: u64) -> Option<&Arc<Extent>> {
+        self.extents
+            .range(..=off)
+            .next_back()
+            .map(|(_, e)| e)
+            .filter(|e| e.end() > off)
+    }
+
+    /// The fetch in flight covering `off`.
+    fn inflight_at(&self, off: u64) -> Option<&Arc<Fetch>> {
+        self.inflight
+            .range(..=off)
+            .next_back()
+            .map(|(_, f)| f)
+            .filter(|f| f.range.end > off)
+    }
+
+    /// The end of whatever is fetched or being fetched before `off`
+    /// (0 if nothing).
+    fn covered_before(&self, off: u64) -> u64 {
+        let a = self.extents.range(..off).next_back().map_or(0, |(_, e)| e.end());
+        let b = self
+            .inflight
+            .range(..off)
+            .next_back()
+            .map_or(0, |(_, f)| f.range.end);
+        a.max(b)
+    }
+
+    /// The start of the first fetched or in-flight range after `off`.
+    fn next_after(&self, off: u64, len: u64) -> u64 {
+        let a = self
+            .extents
+            .range(off + 1..)
+            .next()
+            .map_or(len, |(s, _)| *s);
+        let b = self
+            .inflight
+            .range(off + 1..)
+            .next()
+            .map_or(len, |(s, _)| *s);
+        a.min(b)
+    }
+
+    /// The widest uncovered range around `want` (block-aligned, at most
+    /// [`MAX_FETCH`]), for a read at `want.start` that nothing covers.
+    fn gap(&self, want: Range<u64>, len: u64) -> Range<u64> {
+        let off = want.start;
+        let start = (off - off % BLOCK).max(self.covered_before(off));
+        let end = want
+            .end
+            .div_ceil(BLOCK)
+            .saturating_mul(BLOCK)
+            .min(len)
+            .min(self.next_after(off, len))
+            .min(start + MAX_FETCH)
+            .max(off + 1);
+        start..end
+    }
+
+    /// Records a read of `off..end` for sequential detection; returns the
+    /// stream's window if the read continues a stream.
+    fn follow(&mut self, off: u64, end: u64) -> Option<u64> {
+        if let Some(s) = self.streams.iter_mut().find(|s| s.end == off && off > 0) {
+            s.end = end;
+            return Some(s.window);
+        }
+        let i = self.next_stream;
+        self.next_stream = (i + 1) % STREAMS;
+        self.streams[i] = Stream { end, window: 0 };
+        None
+    }
+
+    /// Doubles the window of the stream now ending at `end`.
+    fn grow(&mut self, end: u64) -> u64 {
+        let s = self
+            .streams
+            .iter_mut()
+            .find(|s| s.end == end)
+            .expect("followed before");
+        s.window = (s.window * 2).clamp(SEQ_FIRST, MAX_FETCH);
+        s.window
+    }
+
+    fn insert(&mut self, e: Arc<Extent>, budget: usize) {
+        self.bytes += e.data.len();
+        self.order.push_back(e.start);
+        self.extents.insert(e.start, e);
+        while self.bytes > budget && self.order.len() > 1 {
+            let old = self.order.pop_front().expect("len > 1");
+            if let Some(x) = self.extents.remove(&old) {
+                self.bytes -= x.data.len();
+            }
+        }
+    }
+}
+
+struct Inner {
+    loc: Location,
+    len: u64,
+    ident: Identity,
+    if_match: Option<String>,
+    path: PathBuf,
+    state: Mutex<State>,
+    stats: Counters,
+}
+
+/// A remote object as a [`ReadAt`]. Cheap to clone (one shared state).
+#[derive(Clone)]
+pub struct RemoteSource {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for RemoteSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RemoteSource")
+            .field("url", &self.inner.loc.url)
+            .field("len", &self.inner.len)
+            .finish()
+    }
+}
+
+/// What the first request of an object fetches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum First {
+    /// The first `n` bytes.
+    Head(u64),
+    /// The last `n` bytes.
+    Tail(u64),
+}
+
+/// Result of one ranged `GET`: the object's identity and the body.
+async fn get(
+    loc: &Location,
+    range: GetRange,
+    if_match: Option<String>,
+    stats: &Counters,
+) -> std::result::Result<(Identity, Range<u64>, Bytes), Fault> {
+    count(stats, |c| &c.requests, 1);
+    let opts = GetOptions {
+        range: Some(range),
+        if_match,
+        ..Default::default()
+    };
+    let r = loc.store.get_opts(&loc.path, opts).await.map_err(fault_of)?;
+    let ident = Identity::of(&r.meta);
+    let want = r.range.clone();
+    let expect = (want.end - want.start) as usize;
+    let mut body = bytes::BytesMut::with_capacity(expect.min(MAX_FETCH as usize));
+    let mut stream = r.into_stream();
+    while let Some(chunk) = stream.next().await {
+        let chunk = chunk.map_err(|e| {
+            Fault::Retry(format!(
+                "the reply broke off after {} of {expect} bytes: {}",
+                body.len(),
+                one_line(&e)
+            ))
+        })?;
+        count(stats, |c| &c.bytes, chunk.len() as u64);
+        if body.len() + chunk.len() > expect {
+            return Err(Fault::Retry(format!(
+                "the reply holds more than the {expect} bytes of its Content-Range"
+            )));
+        }
+        body.extend_from_slice(&chunk);
+    }
+    if body.len() != expect {
+        return Err(Fault::Retry(format!(
+            "the reply holds {} bytes where its Content-Range promises {expect} (truncated body)",
+            body.len()
+        )));
+    }
+    Ok((ident, want, body.freeze()))
+}
+
+/// [`get`] with the bounded retries of this layer (short bodies, wrong
+/// ranges); `object_store` has already retried server errors and timeouts.
+async fn get_retried(
+    loc: &Location,
+    range: GetRange,
+    if_match: Option<String>,
+    stats: &Counters,
+) -> std::result::Result<(Identity, Range<u64>, Bytes), Fault> {
+    let mut attempt = 0;
+    loop {
+        match get(loc, range.clone(), if_match.clone(), stats).await {
+            Err(Fault::Retry(_)) if attempt < loc.opts.retries => {
+                attempt += 1;
+                tokio::time::sleep(Duration::from_millis(50 << attempt.min(5))).await;
+            }
+            Err(Fault::Retry(m)) => {
+                return Err(Fault::Fatal(format!(
+                    "{m} (after {} tries)",
+                    loc.opts.retries + 1
+                )));
+            }
+            other => return other,
+        }
+    }
+}
+
+/// Opens an empty object (a ranged request on it has nothing to return).
+async fn head(loc: &Location, stats: &Counters) -> std::result::Result<Identity, Fault> {
+    count(stats, |c| &c.requests, 1);
+    let opts = GetOptions {
+        head: true,
+        ..Default::default()
+    };
+    let r = loc.store.get_opts(&loc.path, opts).await.map_err(fault_of)?;
+    Ok(Identity::of(&r.meta))
+}
+
+type Opened = std::result::Result<(Identity, Vec<(u64, Bytes)>), Fault>;
+
+/// The first requests of one object, sent together.
+async fn first(loc: &Location, first: &[First], stats: &Counters) -> Opened {
+    let gets = first.iter().map(|f| {
+        let range = match *f {
+            First::Head(n) => GetRange::Bounded(0..n.max(1)),
+            First::Tail(n) => GetRange::Suffix(n.max(1)),
+        };
+        get_retried(loc, range, None, stats)
+    });
+    let results = futures_util::future::join_all(gets).await;
+    let mut ident: Option<Identity> = None;
+    let mut parts = Vec::new();
+    for r in results {
+        let (id, range, body) = match r {
+            Ok(x) => x,
+            // A range of an empty object cannot be satisfied (416): ask
+            // what the object is.
+            Err(Fault::Fatal(m)) if m.contains("416") || m.contains("Range Not Satisfiable") => {
+                let id = head(loc, stats).await?;
+                if id.size != 0 {
+                    return Err(Fault::Fatal(m));
+                }
+                return Ok((id, Vec::new()));
+            }
+            Err(e) => return Err(e),
+        };
+        if let Some(i) = &ident
+            && !i.same(&id)
+        {
+            return Err(Fault::Changed(
+                "the object changed between two of lidx's first requests (another size or ETag)"
+                    .into(),
+            ));
+        }
+        ident = Some(id);
+        parts.push((range.start, body));
+    }
+    Ok((ident.expect("at least one request"), parts))
+}
+
+impl RemoteSource {
+    /// Opens the object at `loc`, fetching `first` (together, in one round
+    /// trip); the replies give its size and identity.
+    pub fn open(loc: &Location, first: &[First]) -> Result<RemoteSource> {
+        RemoteSource::open_all(&[(loc, first)])
+            .pop()
+            .expect("one result per object")
+    }
+
+    /// Opens several objects at once: every object's first requests are
+    /// sent together and waited for as one round trip.
+    pub fn open_all(objects: &[(&Location, &[First])]) -> Vec<Result<RemoteSource>> {
+        let rt = match runtime() {
+            Ok(rt) => rt,
+            Err(e) => {
+                let msg = e.to_string();
+                return objects
+                    .iter()
+                    .map(|_| Err(Error::InvalidArgument(msg.clone())))
+                    .collect();
+            }
+        };
+        let stats: Vec<Counters> = objects.iter().map(|_| Counters::default()).collect();
+        let results: Vec<Opened> = rt.block_on(async {
+            let all = objects
+                .iter()
+                .zip(&stats)
+                .map(|((loc, f), s)| first(loc, if f.is_empty() { &[First::Head(BLOCK)] } else { f }, s));
+            futures_util::future::join_all(all).await
+        });
+        count(&TOTALS, |c| &c.waits, 1);
+        results
+            .into_iter()
+            .zip(objects)
+            .zip(stats)
+            .map(|((r, (loc, _)), stats)| {
+                let (ident, parts) = r.map_err(|f| f.into_error(&loc.url))?;
+                stats.waits.store(1, Ordering::Relaxed);
+                let mut state = State::default();
+                // Disjoint extents: a head and a tail of a small object
+                // overlap; keep what the head does not hold.
+                let mut parts = parts;
+                parts.sort_by_key(|p| p.0);
+                let mut covered = 0u64;
+                for (start, data) in parts {
+                    let end = start + data.len() as u64;
+                    if end <= covered {
+                        continue;
+                    }
+                    let skip = covered.saturating_sub(start) as usize;
+                    let e = Extent {
+                        start: start.max(covered),
+                        data: data.slice(skip..),
+                    };
+                    covered = end;
+                    state.insert(Arc::new(e), loc.opts.cache_bytes);
+                }
+                Ok(RemoteSource {
+                    inner: Arc::new(Inner {
+                        len: ident.size,
+                        if_match: ident.if_match(),
+                        ident,
+                        path: PathBuf::from(&loc.url),
+                        loc: (*loc).clone(),
+                        state: Mutex::new(state),
+                        stats,
+                    }),
+                })
+            })
+            .collect()
+    }
+
+    /// The object's identity as first read.
+    pub fn identity(&self) -> &Identity {
+        &self.inner.ident
+    }
+
+    /// The URL.
+    pub fn url(&self) -> &str {
+        &self.inner.loc.url
+    }
+
+    /// This object's counters.
+    pub fn stats(&self) -> RemoteStats {
+        self.inner.stats.get()
+    }
+
+    /// Starts fetching `range` on the runtime; the caller waits on the
+    /// returned fetch (or not, for a hint). Called with the state locked.
+    fn start(&self, st: &mut State, range: Range<u64>) -> Arc<Fetch> {
+        let fetch = Arc::new(Fetch {
+            range: range.clone(),
+            result: Mutex::new(None),
+            cond: Condvar::new(),
+        });
+        st.inflight.insert(range.start, Arc::clone(&fetch));
+        st.inflight_bytes += range.end - range.start;
+        let me = self.clone();
+        let f = Arc::clone(&fetch);
+        let rt = runtime().expect("running: a source exists only after the runtime started");
+        rt.spawn(async move {
+            let inner = &me.inner;
+            let got = get_retried(
+                &inner.loc,
+                GetRange::Bounded(f.range.clone()),
+                inner.if_match.clone(),
+                &inner.stats,
+            )
+            .await;
+            let result = match got {
+                Ok((id, _, _)) if !inner.ident.same(&id) => Err(Fault::Changed(format!(
+                    "the object was replaced while lidx read it (size {} and ETag {} at first, \
+                     now {} and {})",
+                    inner.ident.size,
+                    inner.ident.etag.as_deref().unwrap_or("none"),
+                    id.size,
+                    id.etag.as_deref().unwrap_or("none"),
+                ))),
+                Ok((_, r, _)) if r != f.range => Err(Fault::Fatal(format!(
+                    "asked for bytes {}..{}, got {}..{}",
+                    f.range.start, f.range.end, r.start, r.end
+                ))),
+                Ok((_, _, body)) => Ok(Arc::new(Extent {
+                    start: f.range.start,
+                    data: body,
+                })),
+                Err(e) => Err(e),
+            };
+            {
+                let mut st = inner.state.lock();
+                st.inflight.remove(&f.range.start);
+                st.inflight_bytes -= f.range.end - f.range.start;
+                if let Ok(e) = &result {
+                    st.insert(Arc::clone(e), inner.loc.opts.cache_bytes);
+                }
+            }
+            *f.result.lock() = Some(result);
+            f.cond.notify_all();
+        });
+        fetch
+    }
+
+    /// Starts fetches for the parts of `range` not fetched or in flight,
+    /// within the in-flight budget (half the cache). Never waits.
+    fn hint(&self, st: &mut State, range: Range<u64>) {
+        let len = self.inner.len;
+        let end = range.end.min(len);
+        let mut at = range.start;
+        let budget = (self.inner.loc.opts.cache_bytes / 2) as u64;
+        while at < end {
+            if let Some(e) = st.extent_at(at) {
+                at = e.end();
+                continue;
+            }
+            if let Some(f) = st.inflight_at(at) {
+                at = f.range.end;
+                continue;
+            }
+            let gap = st.gap(at..end, len);
+            if st.inflight_bytes + (gap.end - gap.start) > budget.max(MAX_FETCH) {
+                return;
+            }
+            at = gap.end;
+            self.start(st, gap);
+        }
+    }
+
+    fn copy(&self, e: &Extent, buf: &mut [u8], off: u64) -> usize {
+        let at = (off - e.start) as usize;
+        let n = buf.len().min(e.data.len() - at);
+        buf[..n].copy_from_slice(&e.data[at..at + n]);
+        n
+    }
+}
+
+impl ReadAt for RemoteSource {
+    fn len(&self) -> u64 {
+        self.inner.len
+    }
+
+    fn read_at(&self, buf: &mut [u8], offset: u64) -> Result<usize> {
+        let len = self.inner.len;
+        if offset >= len || buf.is_empty() {
+            return Ok(0);
+        }
+        let want = (buf.len() as u64).min(len - offset);
+        loop {
+            let fetch = {
+                let mut st = self.inner.state.lock();
+                if let Some(e) = st.extent_at(offset).cloned() {
+                    let n = self.copy(&e, buf, offset);
+                    st.follow(offset, offset + n as u64);
+                    return Ok(n);
+                }
+                match st.inflight_at(offset).cloned() {
+                    Some(f) => f,
+                    None => {
+                        let seq = st.follow(offset, offset);
+                        let mut end = offset + want;
+                        if seq.is_some() {
+                            end = end.max(offset + st.grow(offset));
+                        }
+                        let gap = st.gap(offset..end.min(len), len);
+                        let f = self.start(&mut st, gap.clone());
+                        if seq.is_some() {
+                            // Read ahead: the next window, while this one
+                            // is consumed.
+                            let w = gap.end - gap.start;
+                            self.hint(&mut st, gap.end..gap.end.saturating_add(w));
+                        }
+                        f
+                    }
+                }
+            };
+            if !fetch.is_done() {
+                count(&self.inner.stats, |c| &c.waits, 1);
+            }
+            match fetch.wait() {
+                Ok(e) if e.start <= offset && e.end() > offset => {
+                    let n = self.copy(&e, buf, offset);
+                    self.inner.state.lock().follow(offset, offset + n as u64);
+                    return Ok(n);
+                }
+                Ok(_) => continue,
+                Err(f) => return Err(f.into_error(&self.inner.loc.url)),
+            }
+        }
+    }
+
+    fn path(&self) -> &Path {
+        &self.inner.path
+    }
+
+    fn will_need(&self, range: Range<u64>) {
+        if range.start >= range.end {
+            return;
+        }
+        let mut st = self.inner.state.lock();
+        self.hint(&mut st, range);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_and_paths() {
+        for u in [
+            "http://h/x",
+            "https://h:8080/a/b.gz",
+            "s3://bucket/key",
+            "S3://bucket/key",
+            "gs://b/k",
+            "az://c/k",
+            "abfss://c@a.dfs.core.windows.net/k",
+        ] {
+            assert!(is_url(Path::new(u)), "{u}");
+        }
+        for p in [
+            "app.log",
+            "/var/log/x",
+            "./http://x",
+            "file:///x",
+            "http://",
+            "ftp://h/x",
+            "c:/x",
+        ] {
+            assert!(!is_url(Path::new(p)), "{p}");
+        }
+    }
+
+    #[test]
+    fn one_line_messages() {
+        assert_eq!(one_line(&"a\n  b\tc"), "a b c");
+        let long = "x".repeat(1000);
+        assert!(one_line(&long).len() < 320);
+    }
+
+    #[test]
+    fn gaps_are_aligned_and_disjoint() {
+        let mut st = State::default();
+        let len = 10 * BLOCK + 5;
+        assert_eq!(st.gap(100..200, len), 0..BLOCK);
+        assert_eq!(st.gap(BLOCK + 3..3 * BLOCK + 1, len), BLOCK..4 * BLOCK);
+        assert_eq!(st.gap(10 * BLOCK..len, len), 10 * BLOCK..len);
+        st.insert(
+            Arc::new(Extent {
+                start: 2 * BLOCK,
+                data: Bytes::from(vec![0u8; BLOCK as usize]),
+            }),
+            1 << 30,
+        );
+        // Stops before what is cached, starts after it.
+        assert_eq!(st.gap(BLOCK..4 * BLOCK, len), BLOCK..2 * BLOCK);
+        assert_eq!(st.gap(3 * BLOCK + 7..3 * BLOCK + 9, len), 3 * BLOCK..4 * BLOCK);
+        assert_eq!(st.extent_at(2 * BLOCK + 1).unwrap().start, 2 * BLOCK);
+        assert!(st.extent_at(3 * BLOCK).is_none());
+    }
+
+    #[test]
+    fn eviction_keeps_the_budget() {
+        let mut st = State::default();
+        for i in 0..10u64 {
+            st.insert(
+                Arc::new(Extent {
+                    start: i * BLOCK,
+                    data: Bytes::from(vec![0u8; BLOCK as usize]),
+                }),
+                (3 * BLOCK) as usize,
+            );
+        }
+        assert_eq!(st.bytes, (3 * BLOCK) as usize);
+        assert!(st.extent_at(0).is_none());
+        assert!(st.extent_at(9 * BLOCK).is_some());
+    }
+}
