@@ -85,6 +85,12 @@ pub fn run(a: LinesArgs) -> lidx::Result<Status> {
 }
 
 fn follow(a: &LinesArgs, specs: &[range::LineRange]) -> lidx::Result<Status> {
+    if lidx::io::remote::is_url(&a.file) {
+        return Err(lidx::Error::InvalidArgument(format!(
+            "{}: --follow reads a local file as it grows; a remote object cannot be followed",
+            a.file.display()
+        )));
+    }
     let [spec] = specs else {
         return Err(Error::InvalidArgument(
             "--follow takes one range, A: (to the end)".into(),

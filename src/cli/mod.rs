@@ -128,6 +128,15 @@ pub fn run() -> Status {
         Command::Verify(a) => verify::run(a),
         Command::Grep(a) => grep::run(*a),
     };
+    if std::env::var_os("LIDX_REMOTE_STATS").is_some_and(|v| v == "1") {
+        let t = lidx::io::remote::totals();
+        if t.requests > 0 {
+            eprintln!(
+                "lidx: remote: {} requests, {} bytes, {} round trips",
+                t.requests, t.bytes, t.waits
+            );
+        }
+    }
     match result {
         Ok(status) => {
             if let Some(w) = DAMAGE_WARNING.lock().take() {

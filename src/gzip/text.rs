@@ -176,8 +176,7 @@ impl<A: AccessPoints> GzText<A> {
     fn comp_range(&self, i: usize) -> Result<std::ops::Range<u64>> {
         let from = self.aps.comp_bit(i)? / 8;
         let to = if i + 1 < self.aps.count() {
-            (self.aps.comp_bit(i + 1)?.div_ceil(8) + super::inflate::READ_AHEAD)
-                .min(self.gz.len())
+            (self.aps.comp_bit(i + 1)?.div_ceil(8) + super::inflate::READ_AHEAD).min(self.gz.len())
         } else {
             self.gz.len()
         };

@@ -66,7 +66,10 @@ pub fn cache_sidecar(url: &str, name: &str) -> Option<PathBuf> {
 
 /// What a remote source's first requests fetch: the fingerprint blocks.
 fn source_first() -> [First; 2] {
-    [First::Head(FINGERPRINT_BLOCK), First::Tail(FINGERPRINT_BLOCK)]
+    [
+        First::Head(FINGERPRINT_BLOCK),
+        First::Tail(FINGERPRINT_BLOCK),
+    ]
 }
 
 /// Byte ranges of a sidecar that opening it reads beyond its first
@@ -86,7 +89,7 @@ fn open_pages(sb: &Superblock) -> Vec<std::ops::Range<u64>> {
     if sb.source_kind == SOURCE_KIND_GZIP {
         let g = &sb.gzip;
         let first = g.ap_first_page as u64 * ps;
-        let n = (g.ap_pages as u64).min(AP_PAGES_AT_OPEN).max(1);
+        let n = (g.ap_pages as u64).clamp(1, AP_PAGES_AT_OPEN);
         if first + n * ps > HEAD_PREFETCH {
             v.push(first..first + n * ps);
         }
@@ -167,7 +170,10 @@ fn plan(oo: &OpenOptions, url: &Path) -> Result<Plan> {
 
 /// The sidecar URL next to the object: URL + `.lidx`.
 fn shipped(src_loc: &Location) -> Result<Location> {
-    Location::parse(&format!("{}.lidx", src_loc.url()), &RemoteOptions::default())
+    Location::parse(
+        &format!("{}.lidx", src_loc.url()),
+        &RemoteOptions::default(),
+    )
 }
 
 /// What the candidates gave.
@@ -406,8 +412,7 @@ fn source_info(src: &RemoteSource) -> SourceInfo {
 fn open_damaged(oo: &OpenOptions, src: &RemoteSource, damage: Error) -> Result<Opened> {
     let info = source_info(src);
     let mut pages = vec![0u8; oo.build.page_size as usize];
-    let (sb, found) =
-        ingest::gzip::build_tolerant(src, &info, &oo.build, &mut pages, &mut |_| {})?;
+    let (sb, found) = ingest::gzip::build_tolerant(src, &info, &oo.build, &mut pages, &mut |_| {})?;
     let Some(found) = found else {
         return Err(damage);
     };

@@ -7,6 +7,11 @@
 //! worker. `max_count` is exact and deterministic: each chunk stops after
 //! `max_count` selected lines, and the writer cuts the output after the
 //! `max_count`-th selected line in file order, then stops every worker.
+//!
+//! The chunks of the window are announced to the source in order
+//! ([`ReadAt::will_need`]) as the window moves, so that a remote source
+//! fetches them in parallel, ahead of the workers, and never more than the
+//! window ahead.
 
 use super::matcher::Matcher;
 use super::scan::{self, Chunk, ScanOptions, Sink};
@@ -104,9 +109,28 @@ where
         Ok(out)
     };
 
+    // Chunks announced so far; announces up to `limit`.
+    let hinted = AtomicUsize::new(0);
+    let hint = |limit: usize| {
+        let limit = limit.min(chunks.len());
+        loop {
+            let h = hinted.load(Ordering::Relaxed);
+            if h >= limit {
+                return;
+            }
+            if hinted
+                .compare_exchange(h, h + 1, Ordering::Relaxed, Ordering::Relaxed)
+                .is_ok()
+            {
+                src.will_need(chunks[h].start..chunks[h].end);
+            }
+        }
+    };
+
     if threads <= 1 || chunks.len() <= 1 {
         let mut buf = Vec::new();
-        for &c in chunks {
+        for (i, &c) in chunks.iter().enumerate() {
+            hint(i + 2);
             if !emit(one(c, &mut buf)?, &mut total)? {
                 break;
             }
@@ -122,6 +146,7 @@ where
     });
     let cond = Condvar::new();
     let window = 2 * threads;
+    hint(window);
 
     std::thread::scope(|s| {
         for _ in 0..threads {
@@ -160,6 +185,9 @@ where
                 };
                 let go_on = emit(out?, &mut total)?;
                 shared.lock().written = i + 1;
+                if go_on {
+                    hint(i + 1 + window);
+                }
                 cond.notify_all();
                 if !go_on {
                     break;

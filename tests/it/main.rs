@@ -20,6 +20,8 @@
 //!   workers, gzip, `--lines` ranges) against ripgrep 15.2.0's stored output.
 //! - [`gz`]: gzip sources (gzip, pigz, flate2, members, damage) against the
 //!   decompressed text, `zcat | sed` and `zcat | rg`.
+//! - [`remote`]: URLs served by nginx, moto (S3) and a fault proxy, against
+//!   the model; request counts from the access log.
 //! - [`crash`]: `lidx index` killed at random moments leaves the old or a
 //!   complete sidecar.
 //!
@@ -37,6 +39,7 @@ mod grep;
 mod gz;
 mod oracle;
 mod props;
+mod remote;
 mod rgsuite;
 mod run;
 mod sidecar;
