@@ -19,7 +19,9 @@
 //! Layers, each a module, dependencies pointing one way:
 //! - [`mod@format`]: pure encode/decode of the on-disk bytes (superblock, node
 //!   pages, Eytzinger order). Specified in `format-spec/sidecar-v1.md`.
-//! - [`io`]: positional reads (`pread`), the only place that reads files.
+//! - [`io`]: positional reads (`pread`), the only place that reads files,
+//!   and [`io::RemoteSource`], the same over a URL (HTTP range requests,
+//!   S3, GCS, Azure through `object_store`; its async runtime kept inside).
 //! - [`cache`]: the S3-FIFO page cache with a hard byte budget.
 //! - [`tree`]: B+tree descent, generic over the key column.
 //! - [`ingest`]: the newline scan, the bulk loader, crash-safe writing.

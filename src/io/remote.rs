@@ -732,14 +732,14 @@ async fn first(loc: &Location, first: &[First], stats: &Counters) -> Opened {
     for r in results {
         let (id, range, body) = match r {
             Ok(x) => x,
-            // A range of an empty object cannot be satisfied (416): ask
-            // what the object is.
-            Err(Fault::Fatal(m)) if m.contains("416") || m.contains("Range Not Satisfiable") => {
-                let id = head(loc, stats).await?;
-                if id.size != 0 {
-                    return Err(Fault::Fatal(m));
-                }
-                return Ok((id, Vec::new()));
+            // A range of an empty object cannot be satisfied: servers
+            // answer 416, or 200 with no body (nginx). Ask what the object
+            // is; only an empty one is not an error.
+            Err(Fault::Fatal(m)) if m.contains("ignored the Range") || m.contains("416") => {
+                return match head(loc, stats).await {
+                    Ok(id) if id.size == 0 => Ok((id, Vec::new())),
+                    _ => Err(Fault::Fatal(m)),
+                };
             }
             Err(e) => return Err(e),
         };

@@ -1053,6 +1053,20 @@ fn bad_urls_are_one_line_errors() {
         assert_eq!(o.code, 2, "{args:?}: {}", o.stderr);
         assert!(o.stderr.contains(needle), "{args:?}: {}", o.stderr);
     }
+    // An empty object (nginx answers a range of it with 200 and no body).
+    ng.put("empty.log", b"");
+    let o = lidx_env(
+        &["count", &ng.url("empty.log")],
+        &env,
+        cache.path(),
+        Rules::SILENT_ERROR,
+    );
+    assert_eq!(
+        (o.code, o.stdout_str()),
+        (0, "0\n".to_string()),
+        "{}",
+        o.stderr
+    );
     // An explicit remote sidecar is never written to.
     let o = lidx_env(
         &[
