@@ -586,6 +586,14 @@ pub fn run(a: GrepArgs) -> lidx::Result<Status> {
         merge(ranges)
     };
 
+    // A remote source starts fetching the first chunk while the first
+    // bytes are read (for gzip, span 0 is decoded for them).
+    if let Some(r) = ranges.first() {
+        let c = index.chunk_for_lines(r.clone())?;
+        index
+            .source()
+            .will_need(c.start..c.end.min(c.start.saturating_add(a.chunk_bytes)));
+    }
     // A byte-order mark, as ripgrep's automatic encoding detection sees it.
     let mut head = [0u8; 3];
     let got = index.source().read_full_at(&mut head, 0)?;
