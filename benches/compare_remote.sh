@@ -98,7 +98,7 @@ echo "|---|---:|---:|---:|---:|---:|---:|"
 for kind in plain gzip; do
   if [ $kind = plain ]; then U="http://127.0.0.1:$PORT/$(basename "$T")"; CAT=""; else U="http://127.0.0.1:$PORT/$(basename "$T").gz"; CAT="zcat |"; fi
   A=$("$LIDX" lines "$U" "$N" | md5sum)
-  B=$(curl -s "$U" | { if [ -n "$CAT" ]; then zcat 2>/dev/null; else cat; fi; } | sed -n "${N}p;${N}q" | md5sum)
+  B=$(set +o pipefail; curl -s "$U" | { if [ -n "$CAT" ]; then zcat 2>/dev/null; else cat; fi; } | sed -n "${N}p;${N}q" | md5sum)
   [ "$A" = "$B" ] || { echo "MISMATCH lidx vs curl|sed at line $N ($kind)"; exit 1; }
   IFS='|' read -r REQ BYTES TRIPS <<< "$(measure "$LIDX" lines "$U" "$N")"
   hfs -N --warmup 3 --runs 20 "$LIDX lines $U $N"
@@ -117,7 +117,7 @@ echo "|---|---:|---:|---:|---:|---:|---:|"
 for kind in plain gzip; do
   if [ $kind = plain ]; then U="http://127.0.0.1:$PORT/$(basename "$T")"; CAT=""; else U="http://127.0.0.1:$PORT/$(basename "$T").gz"; CAT="zcat |"; fi
   X=$("$LIDX" grep -N --lines "$LA:$LB" "$R" "$U" | md5sum)
-  Y=$(curl -s "$U" | { if [ -n "$CAT" ]; then zcat 2>/dev/null; else cat; fi; } | sed -n "${LA},${LB}p;${LB}q" | rg "$R" | md5sum)
+  Y=$(set +o pipefail; curl -s "$U" | { if [ -n "$CAT" ]; then zcat 2>/dev/null; else cat; fi; } | sed -n "${LA},${LB}p;${LB}q" | rg "$R" | md5sum)
   [ "$X" = "$Y" ] || { echo "MISMATCH grep --lines vs curl|sed|rg ($kind)"; exit 1; }
   IFS='|' read -r REQ BYTES TRIPS <<< "$(measure "$LIDX" grep -N --lines "$LA:$LB" "$R" "$U")"
   RSS=$( { /usr/bin/time -f %M "$LIDX" grep -N --lines "$LA:$LB" "$R" "$U" >/dev/null; } 2>&1 | tail -1)
