@@ -140,9 +140,10 @@ pub struct RemoteStats {
     pub requests: u64,
     /// Body bytes received.
     pub bytes: u64,
-    /// Times a caller waited for the network: a read that missed, or an
-    /// open; fetches waited for together count once. For one thread, the
-    /// round trips it paid.
+    /// Round trips: times a caller waited for the network (a read that
+    /// missed, or an open), where fetches sent together count once even
+    /// when waited for one after the other. For one thread, the round
+    /// trips it paid; with several, an approximation.
     pub waits: u64,
 }
 
@@ -162,6 +163,11 @@ impl Counters {
         }
     }
 }
+
+/// Round trips so far in this process: a wait counts as a new round trip
+/// when the fetch it waits for was sent after the last counted one ended
+/// (fetches sent together, waited for one after the other, count once).
+static EPOCH: AtomicU64 = AtomicU64::new(0);
 
 static TOTALS: Counters = Counters {
     requests: AtomicU64::new(0),
@@ -460,6 +466,8 @@ impl Extent {
 #[derive(Debug)]
 struct Fetch {
     range: Range<u64>,
+    /// [`EPOCH`] when it was sent.
+    epoch: u64,
     result: Mutex<Option<std::result::Result<Arc<Extent>, Fault>>>,
     cond: Condvar,
 }
@@ -808,6 +816,7 @@ impl RemoteSource {
             futures_util::future::join_all(all).await
         });
         TOTALS.waits.fetch_add(1, Ordering::Relaxed);
+        EPOCH.fetch_add(1, Ordering::Relaxed);
         results
             .into_iter()
             .zip(objects)
@@ -869,6 +878,7 @@ impl RemoteSource {
     fn start(&self, st: &mut State, range: Range<u64>) -> Arc<Fetch> {
         let fetch = Arc::new(Fetch {
             range: range.clone(),
+            epoch: EPOCH.load(Ordering::Relaxed),
             result: Mutex::new(None),
             cond: Condvar::new(),
         });
@@ -991,10 +1001,13 @@ impl ReadAt for RemoteSource {
                     }
                 }
             };
-            if !fetch.is_done() {
+            let new_trip = !fetch.is_done() && fetch.epoch >= EPOCH.load(Ordering::Relaxed);
+            let got = fetch.wait();
+            if new_trip {
                 count(&self.inner.stats, |c| &c.waits, 1);
+                EPOCH.fetch_add(1, Ordering::Relaxed);
             }
-            match fetch.wait() {
+            match got {
                 Ok(e) if e.start <= offset && e.end() > offset => {
                     let n = self.copy(&e, buf, offset);
                     self.inner.state.lock().follow(offset, offset + n as u64);
