@@ -165,16 +165,24 @@ impl AccessPoints for SidecarAps {
         let (Ok(a), Ok(b)) = (self.record(range.start), self.record(range.end - 1)) else {
             return;
         };
-        let (from, to) = (a.blob_offset, b.blob_offset + b.blob_len as u64);
+        // Offsets as stored: a damaged record must not overflow here (the
+        // read that follows reports it).
+        let (from, to) = (
+            a.blob_offset,
+            b.blob_offset.saturating_add(b.blob_len as u64),
+        );
         if to <= from {
             return;
         }
         let payload = fmt::blob_payload(self.sb.page_size) as u64;
-        let first = (self.sb.gzip.ap_first_page + self.sb.gzip.ap_pages) as u64;
+        let first = self.sb.gzip.ap_first_page as u64 + self.sb.gzip.ap_pages as u64;
+        let pages = self.sb.page_count as u64;
         let ps = self.sb.page_size as u64;
-        let p0 = first + from / payload;
-        let p1 = first + (to - 1) / payload + 1;
-        self.file.will_need(p0 * ps..p1 * ps);
+        let p0 = first.saturating_add(from / payload).min(pages);
+        let p1 = first.saturating_add((to - 1) / payload + 1).min(pages);
+        if p0 < p1 {
+            self.file.will_need(p0 * ps..p1 * ps);
+        }
     }
 
     fn out_of_order(&self, i: usize) -> Error {

@@ -466,7 +466,10 @@ impl Index {
         if cp.line == line {
             return Ok(cp.offset);
         }
-        self.will_scan(cp.offset, cp.offset.saturating_add(2 * self.sb.spacing));
+        self.will_scan(
+            cp.offset,
+            cp.offset.saturating_add(self.sb.spacing.saturating_mul(2)),
+        );
         Ok(self.nth_newline(cp.offset, line - cp.line)? + 1)
     }
 
