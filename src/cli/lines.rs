@@ -85,7 +85,7 @@ pub fn run(a: LinesArgs) -> lidx::Result<Status> {
 }
 
 fn follow(a: &LinesArgs, specs: &[range::LineRange]) -> lidx::Result<Status> {
-    if lidx::io::remote::is_url(&a.file) {
+    if lidx::io::is_url(&a.file) {
         return Err(lidx::Error::InvalidArgument(format!(
             "{}: --follow reads a local file as it grows; a remote object cannot be followed",
             a.file.display()

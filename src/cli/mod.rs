@@ -128,6 +128,7 @@ pub fn run() -> Status {
         Command::Verify(a) => verify::run(a),
         Command::Grep(a) => grep::run(*a),
     };
+    #[cfg(feature = "remote")]
     if std::env::var_os("LIDX_REMOTE_STATS").is_some_and(|v| v == "1") {
         let t = lidx::io::remote::totals();
         if t.requests > 0 {

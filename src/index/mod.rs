@@ -16,6 +16,7 @@ pub(crate) mod gzip;
 mod lines;
 pub mod locate;
 mod open;
+#[cfg(feature = "remote")]
 mod remote;
 mod verify;
 

@@ -142,8 +142,11 @@ impl OpenOptions {
     /// `info` and `verify`): the verdict is in [`Index::verdict`]. Never
     /// builds or writes anything.
     pub fn inspect(&self, source: impl AsRef<Path>) -> Result<Index> {
-        if crate::io::remote::is_url(source.as_ref()) {
+        if crate::io::is_url(source.as_ref()) {
+            #[cfg(feature = "remote")]
             return super::remote::inspect(self, source.as_ref());
+            #[cfg(not(feature = "remote"))]
+            return Err(no_remote(source.as_ref()));
         }
         let source = &*self.named_source(source.as_ref())?;
         let (src, info) = open_source(source)?;
@@ -203,8 +206,11 @@ impl OpenOptions {
         source: impl AsRef<Path>,
         progress: &mut dyn FnMut(u64, u64),
     ) -> Result<Opened> {
-        if crate::io::remote::is_url(source.as_ref()) {
+        if crate::io::is_url(source.as_ref()) {
+            #[cfg(feature = "remote")]
             return super::remote::open(self, source.as_ref(), progress);
+            #[cfg(not(feature = "remote"))]
+            return Err(no_remote(source.as_ref()));
         }
         let source = &*self.named_source(source.as_ref())?;
         match self.open_inner(source, progress) {
@@ -461,6 +467,15 @@ impl OpenOptions {
             warning,
         })
     }
+}
+
+/// A URL given to a build without the `remote` feature.
+#[cfg(not(feature = "remote"))]
+fn no_remote(source: &Path) -> Error {
+    Error::InvalidArgument(format!(
+        "{}: this lidx was built without remote sources (cargo feature `remote`)",
+        source.display()
+    ))
 }
 
 pub(super) fn unsupported(source: &Path, f: sniff::Format) -> Error {

@@ -4,17 +4,40 @@
 //! implementation over a real file ([`FileSource`]) and one over bytes in
 //! memory ([`MemSource`], for tests and for sources larger than the disk,
 //! such as the sparse "offsets above 4 GiB" test), and one over an object
-//! in a remote store ([`RemoteSource`]: HTTP range requests, S3, GCS,
-//! Azure). No mmap: every read is an
+//! in a remote store (`RemoteSource`, feature `remote`: HTTP range
+//! requests, S3, GCS, Azure). No mmap: every read is an
 //! explicit `pread` whose size and position we choose.
 
 mod file;
 mod mem;
+#[cfg(feature = "remote")]
 pub mod remote;
 
 pub use file::FileSource;
 pub use mem::MemSource;
+#[cfg(feature = "remote")]
 pub use remote::RemoteSource;
+
+/// URL schemes read as remote objects (as `object_store` names them).
+const URL_SCHEMES: &[&str] = &[
+    "http", "https", "s3", "s3a", "gs", "az", "adl", "azure", "abfs", "abfss",
+];
+
+/// True when `name` is a URL of a remote object (`http://`, `https://`,
+/// `s3://`, `s3a://`, `gs://`, `az://`, `adl://`, `azure://`, `abfs://`,
+/// `abfss://`), not a local path. (Known whether or not this build reads
+/// them: feature `remote`.)
+pub fn is_url(name: &Path) -> bool {
+    let Some(s) = name.to_str() else {
+        return false;
+    };
+    match s.split_once("://") {
+        Some((scheme, rest)) => {
+            !rest.is_empty() && URL_SCHEMES.iter().any(|k| scheme.eq_ignore_ascii_case(k))
+        }
+        None => false,
+    }
+}
 
 use crate::error::Result;
 use std::path::Path;

@@ -61,25 +61,7 @@ pub const MAX_FETCH: u64 = 8 << 20;
 /// [`MAX_FETCH`].
 const SEQ_FIRST: u64 = 1 << 20;
 
-/// URL schemes read as remote objects (as `object_store` names them).
-const SCHEMES: &[&str] = &[
-    "http", "https", "s3", "s3a", "gs", "az", "adl", "azure", "abfs", "abfss",
-];
-
-/// True when `name` is a URL of a remote object (`http://`, `https://`,
-/// `s3://`, `s3a://`, `gs://`, `az://`, `adl://`, `azure://`, `abfs://`,
-/// `abfss://`), not a local path.
-pub fn is_url(name: &Path) -> bool {
-    let Some(s) = name.to_str() else {
-        return false;
-    };
-    match s.split_once("://") {
-        Some((scheme, rest)) => {
-            !rest.is_empty() && SCHEMES.iter().any(|k| scheme.eq_ignore_ascii_case(k))
-        }
-        None => false,
-    }
-}
+pub use super::is_url;
 
 /// How remote objects are read.
 #[derive(Debug, Clone)]

@@ -39,6 +39,7 @@ mod grep;
 mod gz;
 mod oracle;
 mod props;
+#[cfg(feature = "remote")]
 mod remote;
 mod rgsuite;
 mod run;
