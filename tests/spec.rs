@@ -1512,34 +1512,47 @@ fn annotations_match_the_vectors() {
 
 #[test]
 fn fingerprint_table() {
-    use lidx::ingest::fingerprint::{compute, verdict};
-    let t = table(&spec(), "What the fingerprint detects");
+    use lidx::ingest::fingerprint::compute;
+    let t = table(&spec(), "What the fingerprint and the content check detect");
     let (cc, vc) = (t.col("Case"), t.col("Verdict"));
-    let text = |len: usize| -> Vec<u8> {
+    let text = |len: usize, seed: usize| -> Vec<u8> {
         (0..len)
             .map(|i| {
                 if i % 61 == 60 {
                     b'\n'
                 } else {
-                    b'a' + (i % 23) as u8
+                    b'a' + ((i + seed) % 23) as u8
                 }
             })
             .collect()
     };
     let flip = |v: &mut Vec<u8>, at: usize| v[at] = if v[at] == b'#' { b'%' } else { b'#' };
+    // The first newline at or after `at`.
+    let nl = |v: &[u8], at: usize| at + v[at..].iter().position(|&b| b == b'\n').unwrap();
     let old_mtime = (1_700_000_000i64, 123_456_789u32);
     let new_mtime = (1_700_000_100i64, 0u32);
+    // A gzip archive of `parts`, one member each (stored blocks at level
+    // 0, so that equal texts make equal members).
+    let gz = |parts: &[Vec<u8>], level: u32| -> Vec<u8> {
+        let mut out = Vec::new();
+        for p in parts {
+            let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(level));
+            std::io::Write::write_all(&mut e, p).unwrap();
+            out.extend(e.finish().unwrap());
+        }
+        out
+    };
     let mut seen = BTreeSet::new();
     for r in &t.rows {
         let case = r[cc].as_str();
         seen.insert(case.to_string());
-        let mut old = text(300_000);
+        let mut old = text(300_000, 0);
         if case == "F-12" {
-            old = text(100_000);
+            old = text(100_000, 0);
         }
         let n = old.len();
         let mut now = old.clone();
-        let more = |v: &mut Vec<u8>| v.extend_from_slice(&text(5000));
+        let more = |v: &mut Vec<u8>| v.extend_from_slice(&text(5000, 0));
         let mtime = match case {
             "F-1" => old_mtime,
             "F-2" => new_mtime,
@@ -1592,22 +1605,105 @@ fn fingerprint_table() {
                 now.extend_from_slice(b"more\n");
                 new_mtime
             }
+            "F-14" | "F-15" => {
+                let parts: Vec<Vec<u8>> = if case == "F-14" {
+                    vec![old.clone()]
+                } else {
+                    (0..4).map(|k| text(100_000, k)).collect()
+                };
+                old = gz(&parts, 6);
+                now = old.clone();
+                new_mtime
+            }
+            "F-16" => {
+                let parts: Vec<Vec<u8>> = (0..4).map(|k| text(100_000, k)).collect();
+                old = gz(&parts, 0);
+                let swapped = [&parts[0], &parts[2], &parts[1], &parts[3]].map(|p| p.clone());
+                now = gz(&swapped, 0);
+                assert_eq!(now.len(), old.len(), "F-16: same size");
+                new_mtime
+            }
+            "F-17" => {
+                let a = nl(&now, n / 2);
+                now[a] = b'x';
+                let b = a + 70_000;
+                assert_ne!(now[b], b'\n');
+                now[b] = b'\n';
+                new_mtime
+            }
+            "F-18" => {
+                let a = nl(&now, n / 2);
+                now.swap(a, a + 1);
+                new_mtime
+            }
             other => panic!("table 8 case {other} has no scenario in tests/spec.rs"),
         };
-        let fp = compute(&MemSource::new(old.clone()), n as u64, old_mtime).unwrap();
-        let got = verdict(&fp, &MemSource::new(now), mtime).unwrap();
-        let want = match r[vc].split_whitespace().next() {
+        // The sidecar of `old` as indexed at `old_mtime`, then the verdict
+        // on `now` after the content check where one runs.
+        let info = lidx::ingest::SourceInfo {
+            mtime: old_mtime,
+            name: Vec::new(),
+        };
+        let opts = BuildOptions::default();
+        let mut pages = vec![0u8; opts.page_size as usize];
+        let sb = lidx::ingest::build(
+            &MemSource::new(old.clone()),
+            &info,
+            &opts,
+            &mut pages,
+            &mut |_| {},
+        )
+        .unwrap();
+        pages[..256].copy_from_slice(&sb.encode());
+        let stat = lidx::SourceStat {
+            mtime: Some(mtime),
+            memo: None,
+        };
+        let mut index = Index::from_parts_with(
+            Box::new(MemSource::new(now.clone())),
+            Box::new(MemSource::new(pages)),
+            &stat,
+            1 << 20,
+        )
+        .unwrap();
+        let got = index.verify_content(&mut |_, _| {}).unwrap();
+        let want = match r[vc].split([' ', ',']).next() {
             Some("unchanged") => Verdict::Unchanged,
             Some("appended") => Verdict::Appended,
             Some("rewritten") => Verdict::Rewritten,
             v => panic!("bad verdict {v:?}"),
         };
         assert_eq!(got, want, "case {case}: {}", r[1]);
+        if got == Verdict::Unchanged {
+            // Every answer of an unchanged verdict is right for `now`.
+            let text_now = if ["F-14", "F-15", "F-16"].contains(&case) {
+                let mut d = Vec::new();
+                std::io::Read::read_to_end(
+                    &mut flate2::read::MultiGzDecoder::new(&now[..]),
+                    &mut d,
+                )
+                .unwrap();
+                d
+            } else {
+                now.clone()
+            };
+            let lines = text_now.split_inclusive(|&b| b == b'\n').count() as u64;
+            assert_eq!(index.line_count(), lines, "case {case}");
+            for l in [0, lines / 2, lines - 1] {
+                let span = index.line_span(l).unwrap();
+                let start = text_now
+                    .split_inclusive(|&b| b == b'\n')
+                    .take(l as usize)
+                    .map(|x| x.len() as u64)
+                    .sum::<u64>();
+                assert_eq!(span.start, start, "case {case}: line {l}");
+            }
+        }
     }
-    assert_eq!(seen.len(), 13, "table 8 cases: {seen:?}");
+    assert_eq!(seen.len(), 18, "table 8 cases: {seen:?}");
 
     // what the fingerprint covers.
-    let src = text(200_000);
+    let src = text(200_000, 0);
     let fp = compute(&MemSource::new(src.clone()), 200_000, old_mtime).unwrap();
     assert_eq!(fp.head_crc, format::crc32(&src[..65536]));
     assert_eq!(fp.tail_crc, format::crc32(&src[200_000 - 65536..]));

@@ -163,7 +163,7 @@ pub(super) fn verify(index: &Index, full: bool) -> Result<VerifyReport> {
 
     // 3. Optionally: re-scan the source and compare, streaming both sides.
     if full {
-        rescan(index)?;
+        rescan(index, &mut |_, _| {})?;
     }
     Ok(VerifyReport {
         pages: sb.page_count as u64,
@@ -175,7 +175,7 @@ pub(super) fn verify(index: &Index, full: bool) -> Result<VerifyReport> {
 
 /// Re-scans the source with the checkpoint rule and compares each checkpoint
 /// with the leaves, in order, holding one leaf at a time.
-fn rescan(index: &Index) -> Result<()> {
+pub(super) fn rescan(index: &Index, progress: &mut dyn FnMut(u64, u64)) -> Result<()> {
     let sb = index.superblock();
     let cache = index.cache();
     let src = index.source();
@@ -239,6 +239,7 @@ fn rescan(index: &Index) -> Result<()> {
         result = sc.feed(&buf[..got], at, &mut |cp| check(cp, &mut pending));
         last = Some(buf[got - 1]);
         at += got as u64;
+        progress(at, size);
     }
     index.give_buffer(buf);
     result?;

@@ -1029,7 +1029,7 @@ fn info_and_info_json() {
         format!("tree height:  {height}\n"),
         "spacing:      64 bytes\n".to_string(),
         "format:       v1.0\n".to_string(),
-        "fresh:        yes\n".to_string(),
+        "fresh:        yes (size, modification time, head and tail as indexed)\n".to_string(),
     ] {
         assert!(text.contains(&want), "missing {want:?} in\n{text}");
     }
@@ -1297,10 +1297,10 @@ fn is_root() -> bool {
 /// who cannot write it: as root (permission bits do not stop root), lidx
 /// runs as uid/gid 65534 via `setpriv`; otherwise the directory is 0555.
 /// `$XDG_CACHE_HOME` points to a directory that user can write.
-struct ReadOnlyDir {
+pub struct ReadOnlyDir {
     top: tempfile::TempDir,
-    src_dir: PathBuf,
-    cache: PathBuf,
+    pub src_dir: PathBuf,
+    pub cache: PathBuf,
     prefix: Vec<OsString>,
     bin: PathBuf,
     root: bool,
@@ -1308,7 +1308,7 @@ struct ReadOnlyDir {
 
 impl ReadOnlyDir {
     /// `None` (with the reason printed) when neither way works here.
-    fn new(test: &str) -> Option<ReadOnlyDir> {
+    pub fn new(test: &str) -> Option<ReadOnlyDir> {
         use std::os::unix::fs::PermissionsExt;
         let root = is_root();
         let top = tempfile::Builder::new()
@@ -1376,7 +1376,7 @@ impl ReadOnlyDir {
     }
 
     /// Runs `f` while the test's own user may write the source directory.
-    fn as_owner<R>(&self, f: impl FnOnce() -> R) -> R {
+    pub fn as_owner<R>(&self, f: impl FnOnce() -> R) -> R {
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&self.src_dir, std::fs::Permissions::from_mode(0o755)).unwrap();
         let r = f();
@@ -1385,7 +1385,7 @@ impl ReadOnlyDir {
     }
 
     /// Runs lidx as the user who may not write the source directory.
-    fn run(&self, args: &[&str]) -> Out {
+    pub fn run(&self, args: &[&str]) -> Out {
         let mut cmd = if self.prefix.is_empty() {
             Command::new(&self.bin)
         } else {
@@ -1402,7 +1402,7 @@ impl ReadOnlyDir {
 
     /// Where lidx must put the sidecar of `src`: the FNV-1a 64 hash of the
     /// absolute path in hex, a dash, the basename, `.lidx`.
-    fn cache_sidecar(&self, src: &Path) -> PathBuf {
+    pub fn cache_sidecar(&self, src: &Path) -> PathBuf {
         let abs = std::fs::canonicalize(src).unwrap();
         let name = src.file_name().unwrap().to_str().unwrap();
         self.cache.join("lidx").join(format!(
@@ -1411,7 +1411,7 @@ impl ReadOnlyDir {
         ))
     }
 
-    fn write(&self, name: &str, data: &[u8]) -> PathBuf {
+    pub fn write(&self, name: &str, data: &[u8]) -> PathBuf {
         use std::os::unix::fs::PermissionsExt;
         let path = self.src_dir.join(name);
         self.as_owner(|| {

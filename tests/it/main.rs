@@ -39,5 +39,6 @@ mod oracle;
 mod props;
 mod rgsuite;
 mod run;
+mod ship;
 mod sidecar;
 mod threads;
