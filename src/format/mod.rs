@@ -19,8 +19,9 @@ pub use superblock::{
 pub const MAGIC: [u8; 8] = *b"\x89LIDX\r\n\x1a";
 /// Major format version written and read by this build.
 pub const VERSION_MAJOR: u16 = 1;
-/// Minor format version written by this build.
-pub const VERSION_MINOR: u16 = 0;
+/// Minor format version written by this build, for plain and gzip sources
+/// alike: 2, the head-first layout ([`COMPAT_HEAD_FIRST`]).
+pub const VERSION_MINOR: u16 = 2;
 /// Default page size in bytes.
 pub const DEFAULT_PAGE_SIZE: u32 = 4096;
 /// Smallest allowed page size.
@@ -44,8 +45,11 @@ pub const SOURCE_KIND_GZIP: u8 = 1;
 pub const INCOMPAT_GZIP: u32 = 1;
 /// Incompatible feature bits understood by this build.
 pub const INCOMPAT_KNOWN: u32 = INCOMPAT_GZIP;
-/// Minor version written for gzip sidecars.
-pub const VERSION_MINOR_GZIP: u16 = 1;
+/// Compatible feature bit 0, *HEAD_FIRST* (v1.2, spec ): the
+/// superblock and every internal node lie in pages `0..head_pages`, root
+/// first, and the leaves follow them, contiguous and in key order. A reader
+/// may fetch the head in one read; it never needs the bit to read the file.
+pub const COMPAT_HEAD_FIRST: u32 = 1;
 
 /// CRC-32/ISO-HDLC (the zlib/PNG CRC), as computed by `crc32fast`.
 pub fn crc32(bytes: &[u8]) -> u32 {
