@@ -3122,7 +3122,7 @@ fn head_first_superblock_rules() {
         "`leaf_count = last_leaf − first_leaf + 1`",
         "`last_leaf + 1 = page_count` for a plain source",
         "`last_leaf + 1 = ap_first_page` for a gzip source",
-        "`height = 1`, `first_leaf = 1` and `head_pages = 2`",
+        "`height = 1`, `first_leaf = last_leaf = 1` and `head_pages = 2`",
         "`height ≥ 2` and `head_pages = first_leaf ≥ 2`",
         "MUST ignore it",
     ] {
@@ -3142,7 +3142,7 @@ fn head_first_superblock_rules() {
         }
     };
     type Edit = fn(&mut Superblock);
-    let cases: [(&str, &str, Edit, bool); 14] = [
+    let cases: [(&str, &str, Edit, bool); 15] = [
         ("V2", "as built", |_| {}, true),
         ("V2", "root not page 1", |sb| sb.root_page = 2, false),
         ("V2", "head_pages 0", |sb| sb.head_pages = 0, false),
@@ -3183,6 +3183,16 @@ fn head_first_superblock_rules() {
             "V1",
             "height 1, head_pages 1",
             |sb| sb.head_pages = 1,
+            false,
+        ),
+        (
+            "V1",
+            "height 1, two leaves",
+            |sb| {
+                sb.last_leaf = 2;
+                sb.leaf_count = 2;
+                sb.page_count = 3;
+            },
             false,
         ),
         ("V4", "as built", |_| {}, true),

@@ -4,7 +4,12 @@
 //! this module cite its requirement numbers (`R-n`) instead of repeating it.
 //! A sidecar is a sequence of fixed-size pages: page 0 holds the
 //! [`Superblock`], every other page is a B+tree node ([`node`]) with a
-//! 16-byte [`PageHeader`] whose CRC covers the rest of the page.
+//! 16-byte [`PageHeader`] whose CRC covers the rest of the page (a gzip
+//! sidecar adds access-point and blob pages, [`gzip`]). Since format 1.2
+//! the internal nodes come first, root at page 1, then the leaves
+//! ([`COMPAT_HEAD_FIRST`], R-19, R-63); files of 1.0 and 1.1, whose
+//! internal nodes lie among the leaves, are read the same way, by page
+//! number.
 
 pub mod eytzinger;
 pub mod gzip;

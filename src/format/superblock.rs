@@ -364,7 +364,7 @@ impl Superblock {
             return bad("the last leaf does not end the tree");
         }
         let want = if self.height == 1 {
-            (self.first_leaf == 1).then_some(2)
+            (self.first_leaf == 1 && self.last_leaf == 1).then_some(2)
         } else {
             (self.first_leaf >= 2).then_some(self.first_leaf)
         };
