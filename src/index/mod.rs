@@ -347,7 +347,10 @@ impl Index {
         &*self.source
     }
 
-    /// The decoded superblock.
+    /// The decoded superblock. Its [`Superblock::head_len`] is the prefix
+    /// of the sidecar that holds the superblock and every internal node (a
+    /// head-first sidecar, format 1.2): what a reader that fetches the
+    /// sidecar by range requests should take in its first read.
     pub fn superblock(&self) -> &Superblock {
         &self.sb
     }

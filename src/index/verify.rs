@@ -137,6 +137,35 @@ pub(super) fn verify(index: &Index, full: bool) -> Result<VerifyReport> {
         ));
     }
 
+    // 2a. Head-first: the root is page 1 and the children of
+    //     the internal pages, taken in page order and each page's in key
+    //     order, are pages 2, 3, ... in turn: breadth-first, the leaves
+    //     last and contiguous.
+    if sb.head_first() {
+        let mut next = 2u64;
+        for id in 1..sb.first_leaf {
+            if levels[id as usize] == 0 {
+                return Err(corrupt(id, "a leaf among the internal pages".into()));
+            }
+            let page = cache.read_uncached(id)?;
+            for (_, _, child) in page.view().sorted_entries() {
+                if child as u64 != next {
+                    return Err(corrupt(
+                        id,
+                        format!("child page {child} where the head-first layout puts page {next}"),
+                    ));
+                }
+                next += 1;
+            }
+        }
+        if sb.height > 1 && next != sb.last_leaf as u64 + 1 {
+            return Err(corrupt(
+                sb.root_page,
+                "the internal pages do not end where the leaves begin".into(),
+            ));
+        }
+    }
+
     // 2b. gzip: every access point decodes (CRC of its pages, its window),
     //     in increasing offset, the first at 0.
     if gzip {
