@@ -76,10 +76,10 @@ pub use error::{Error, Result, SourceDamage};
 pub use index::locate;
 pub use index::{
     Action, DEFAULT_CACHE_BYTES, FollowEvent, Follower, Index, Info, LineBuf, OpenOptions, Opened,
-    VerifyReport,
+    SourceStat, VerifyReport,
 };
 pub use ingest::BuildOptions;
-pub use ingest::fingerprint::Verdict;
+pub use ingest::fingerprint::{Evidence, Memo, Proof, Verdict};
 pub use tree::Checkpoint;
 
 impl Index {

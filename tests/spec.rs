@@ -34,6 +34,9 @@ use lidx::{BuildOptions, Error, Index, Verdict};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+#[path = "support/legacy.rs"]
+mod legacy;
+
 // ---------------------------------------------------------------------------
 // Reading the spec.
 
@@ -356,6 +359,10 @@ struct Vector {
     source: Vec<u8>,
     opts: BuildOptions,
     sidecar: Vec<u8>,
+    /// `layout=1.1`: the sidecar as a 1.0 or 1.1 writer wrote it (§10.7).
+    legacy: bool,
+    /// The name of the source block (the vector's own, or `source=NAME`).
+    of: String,
 }
 
 fn vectors(spec: &str) -> BTreeMap<String, Vector> {
@@ -373,11 +380,14 @@ fn vectors(spec: &str) -> BTreeMap<String, Vector> {
                 .unwrap_or_else(|| panic!("bad info word {w:?} in {info:?}"));
             kv.insert(k.to_string(), v.to_string());
         }
-        if let Some(name) = kv.remove("source") {
-            assert!(kv.is_empty(), "{info:?}: unexpected parameters");
-            let bytes = parse_hex(&info, &body);
-            assert!(sources.insert(name, bytes).is_none(), "{info:?} twice");
-        } else if let Some(name) = kv.remove("sidecar") {
+        if let Some(name) = kv.remove("sidecar") {
+            // `source=NAME`: the source of another vector.
+            let source = kv.remove("source").unwrap_or_else(|| name.clone());
+            let legacy = match kv.remove("layout").as_deref() {
+                None => false,
+                Some("1.1") => true,
+                Some(v) => panic!("{info:?}: bad layout {v:?}"),
+            };
             let span = kv
                 .remove("span")
                 .map(|v| int(&v).unwrap_or_else(|| panic!("{info:?}: bad span {v:?}")));
@@ -401,31 +411,37 @@ fn vectors(spec: &str) -> BTreeMap<String, Vector> {
             assert!(kv.is_empty(), "{info:?}: unexpected parameters {kv:?}");
             let bytes = parse_hex(&info, &body);
             assert!(
-                sidecars.insert(name, (opts, bytes)).is_none(),
+                sidecars
+                    .insert(name, (source, opts, bytes, legacy))
+                    .is_none(),
                 "{info:?} twice"
             );
+        } else if let Some(name) = kv.remove("source") {
+            assert!(kv.is_empty(), "{info:?}: unexpected parameters");
+            let bytes = parse_hex(&info, &body);
+            assert!(sources.insert(name, bytes).is_none(), "{info:?} twice");
         } else {
             panic!("hex block {info:?} is neither source= nor sidecar=");
         }
     }
-    let names: BTreeSet<&String> = sources.keys().chain(sidecars.keys()).collect();
-    names
+    for n in sources.keys() {
+        assert!(sidecars.contains_key(n), "vector {n}: no sidecar block");
+    }
+    sidecars
         .into_iter()
-        .map(|n| {
+        .map(|(n, (of, opts, sidecar, legacy))| {
             let source = sources
-                .get(n)
-                .unwrap_or_else(|| panic!("vector {n}: no source block"))
-                .clone();
-            let (opts, sidecar) = sidecars
-                .get(n)
-                .unwrap_or_else(|| panic!("vector {n}: no sidecar block"))
+                .get(&of)
+                .unwrap_or_else(|| panic!("vector {n}: no source block {of}"))
                 .clone();
             (
-                n.clone(),
+                n,
                 Vector {
                     source,
                     opts,
                     sidecar,
+                    legacy,
+                    of,
                 },
             )
         })
@@ -529,6 +545,7 @@ fn sentinel_superblock() -> (Superblock, BTreeMap<&'static str, Vec<u8>>) {
         page_count: 0x4443_4241,
         first_leaf: 0x4847_4645,
         last_leaf: 0x4c4b_4a49,
+        head_pages: 0x7776_7574,
         fingerprint: Fingerprint {
             size: 0x5453_5251_504f_4e4d,
             mtime_sec: 0x5c5b_5a59_5857_5655,
@@ -583,6 +600,7 @@ fn sentinel_superblock() -> (Superblock, BTreeMap<&'static str, Vec<u8>>) {
     m.insert("head_crc", sb.fingerprint.head_crc.to_le_bytes().to_vec());
     m.insert("tail_crc", sb.fingerprint.tail_crc.to_le_bytes().to_vec());
     m.insert("source_name_len", vec![name.len() as u8]);
+    m.insert("head_pages", sb.head_pages.to_le_bytes().to_vec());
     m.insert("source_name", name);
     let g = sb.gzip;
     m.insert("text_len", g.text_len.to_le_bytes().to_vec());
@@ -657,16 +675,18 @@ fn superblock_table_matches_encoding() {
     assert_eq!(&b[128..135], b"app.log");
     assert!(b[135..224].iter().all(|&x| x == 0));
 
-    // A plain source's gzip fields are zero (R-16), so its superblock is
-    // that of 1.0; the two kinds and the feature bit are as table 1 says.
+    // A plain source's gzip fields are zero (R-16); both kinds are written
+    // as 1.2, head-first (R-4, R-19); the kinds and the feature bits are as
+    // table 1 says.
     let v1 = build(b"x\n", &BuildOptions::default());
     let plain = Superblock::decode(&v1[..256]).unwrap();
     assert_eq!(plain.gzip, GzipFields::default());
     assert!(v1[224..252].iter().all(|&x| x == 0));
-    assert_eq!((plain.version_minor, plain.source_kind), (0, 0));
+    assert_eq!((plain.version_minor, plain.source_kind), (2, 0));
     assert_eq!(plain.incompat_features, 0);
-    assert_eq!(format::VERSION_MINOR, 0);
-    assert_eq!(format::VERSION_MINOR_GZIP, 1);
+    assert_eq!(plain.compat_features, format::COMPAT_HEAD_FIRST);
+    assert_eq!(format::VERSION_MINOR, 2);
+    assert_eq!(format::COMPAT_HEAD_FIRST, 1 << 0);
     assert_eq!(format::SOURCE_KIND_PLAIN, 0);
     assert_eq!(format::SOURCE_KIND_GZIP, 1);
     assert_eq!(format::INCOMPAT_GZIP, 1 << 0);
@@ -681,7 +701,9 @@ fn superblock_table_matches_encoding() {
     };
     assert!(desc("source_kind").contains("0 = plain bytes, 1 = gzip"));
     assert!(desc("incompat_features").contains("bit 0 (value 1) = gzip"));
+    assert!(desc("version_minor").contains("2 for the head-first layout"));
     assert!(desc("version_minor").contains("0 for a plain source, 1 for a gzip source"));
+    assert!(desc("compat_features").contains("bit 0 (value 1) = head-first layout"));
     for field in [
         "text_len",
         "span",
@@ -737,7 +759,7 @@ fn superblock_decode_follows_section_3_2() {
     assert_eq!(Superblock::decode(&good[..7]), Err(E::NotAnIndex));
     let mut b = good;
     b[8] = 2; // major 2, CRC now wrong too
-    assert!(matches!(Superblock::decode(&b), Err(E::Version(2, 0))));
+    assert!(matches!(Superblock::decode(&b), Err(E::Version(2, 2))));
     let mut sb = Superblock::decode(&good).unwrap();
     sb.incompat_features = 1 << 31;
     sb.height = 0;
@@ -774,7 +796,7 @@ fn field_sanity_checks_r8_and_the_source_kind_first() {
     assert!(
         words
             .join(" ")
-            .contains("R-11 and R-17 MUST NOT be evaluated before R-8 and the source-kind checks of R-9 and R-16"),
+            .contains("R-11, R-17 and R-19 MUST NOT be evaluated before R-8 and the source-kind checks of R-9 and R-16"),
         "R-15 step 6 states the order"
     );
     let plain = Superblock::decode(&build(b"a\nb\n", &BuildOptions::default())[..256]).unwrap();
@@ -1284,7 +1306,7 @@ fn line_holding_a_byte_r32() {
 fn vectors_match_the_code() {
     let s = spec();
     let vs = vectors(&s);
-    for name in ["V1", "V2", "V3", "V4", "V5"] {
+    for name in ["V1", "V2", "V3", "V4", "V5", "V6"] {
         assert!(
             vs.contains_key(name),
             "spec §10 must hold vector {name}, has {:?}",
@@ -1292,7 +1314,13 @@ fn vectors_match_the_code() {
         );
     }
     for (name, v) in &vs {
-        let got = build(&v.source, &v.opts);
+        // A legacy vector (§10.7) is what a 1.0 or 1.1 writer wrote, which
+        // tests/support/legacy.rs rebuilds from the 1.2 sidecar.
+        let made = |opts: &BuildOptions| {
+            let b = build(&v.source, opts);
+            if v.legacy { legacy::to_legacy(&b) } else { b }
+        };
+        let got = made(&v.opts);
         if got != v.sidecar {
             panic!(
                 "vector {name}: the spec's bytes differ from the code's; the code gives:\n{}",
@@ -1305,14 +1333,13 @@ fn vectors_match_the_code() {
                 buffer_size,
                 ..v.opts.clone()
             };
-            assert_eq!(
-                build(&v.source, &opts),
-                v.sidecar,
-                "{name} buffer {buffer_size}"
-            );
+            assert_eq!(made(&opts), v.sidecar, "{name} buffer {buffer_size}");
         }
-        // A vector is a valid sidecar that the reader opens (R-13, R-15).
+        // Written as 1.2, head-first (R-4, R-19), unless legacy.
         let sb = Superblock::decode(&v.sidecar[..256]).expect("vector superblock");
+        assert_eq!(sb.head_first(), !v.legacy, "{name}");
+        assert_eq!(sb.version_minor, if v.legacy { 0 } else { 2 }, "{name}");
+        // A vector is a valid sidecar that the reader opens (R-13, R-15).
         assert_eq!(
             sb.page_count as usize * sb.page_size as usize,
             v.sidecar.len()
@@ -1327,9 +1354,25 @@ fn vectors_match_the_code() {
         assert_eq!(index.verdict(), Verdict::Unchanged);
         index.verify(true).expect("vector verifies");
     }
-    // Vector V2 has an internal node, as §10.3 says.
+    // Vector V2 has an internal node, first, as §10.3 says; V6 is the same
+    // tree with the root last (§10.7); the others are single leaves.
     let v2 = Superblock::decode(&vs["V2"].sidecar[..256]).unwrap();
-    assert_eq!((v2.height, v2.root_page, v2.page_count), (2, 3, 4));
+    assert_eq!(
+        (v2.height, v2.root_page, v2.page_count, v2.head_pages),
+        (2, 1, 4, 2)
+    );
+    assert_eq!((v2.first_leaf, v2.last_leaf), (2, 3));
+    let v6 = Superblock::decode(&vs["V6"].sidecar[..256]).unwrap();
+    assert_eq!(
+        (v6.height, v6.root_page, v6.page_count, v6.head_pages),
+        (2, 3, 4, 0)
+    );
+    assert_eq!((v6.first_leaf, v6.last_leaf), (1, 2));
+    assert_eq!(vs["V6"].source, vs["V2"].source);
+    for name in ["V1", "V3", "V4", "V5"] {
+        let sb = Superblock::decode(&vs[name].sidecar[..256]).unwrap();
+        assert_eq!((sb.height, sb.head_pages), (1, 2), "{name}");
+    }
     // V3 and V4 are gzip sidecars with the layout §10.4 and §10.5 describe.
     let v3 = Superblock::decode(&vs["V3"].sidecar[..256]).unwrap();
     let g = v3.gzip;
@@ -1512,34 +1555,47 @@ fn annotations_match_the_vectors() {
 
 #[test]
 fn fingerprint_table() {
-    use lidx::ingest::fingerprint::{compute, verdict};
-    let t = table(&spec(), "What the fingerprint detects");
+    use lidx::ingest::fingerprint::compute;
+    let t = table(&spec(), "What the fingerprint and the content check detect");
     let (cc, vc) = (t.col("Case"), t.col("Verdict"));
-    let text = |len: usize| -> Vec<u8> {
+    let text = |len: usize, seed: usize| -> Vec<u8> {
         (0..len)
             .map(|i| {
                 if i % 61 == 60 {
                     b'\n'
                 } else {
-                    b'a' + (i % 23) as u8
+                    b'a' + ((i + seed) % 23) as u8
                 }
             })
             .collect()
     };
     let flip = |v: &mut Vec<u8>, at: usize| v[at] = if v[at] == b'#' { b'%' } else { b'#' };
+    // The first newline at or after `at`.
+    let nl = |v: &[u8], at: usize| at + v[at..].iter().position(|&b| b == b'\n').unwrap();
     let old_mtime = (1_700_000_000i64, 123_456_789u32);
     let new_mtime = (1_700_000_100i64, 0u32);
+    // A gzip archive of `parts`, one member each (stored blocks at level
+    // 0, so that equal texts make equal members).
+    let gz = |parts: &[Vec<u8>], level: u32| -> Vec<u8> {
+        let mut out = Vec::new();
+        for p in parts {
+            let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(level));
+            std::io::Write::write_all(&mut e, p).unwrap();
+            out.extend(e.finish().unwrap());
+        }
+        out
+    };
     let mut seen = BTreeSet::new();
     for r in &t.rows {
         let case = r[cc].as_str();
         seen.insert(case.to_string());
-        let mut old = text(300_000);
+        let mut old = text(300_000, 0);
         if case == "F-12" {
-            old = text(100_000);
+            old = text(100_000, 0);
         }
         let n = old.len();
         let mut now = old.clone();
-        let more = |v: &mut Vec<u8>| v.extend_from_slice(&text(5000));
+        let more = |v: &mut Vec<u8>| v.extend_from_slice(&text(5000, 0));
         let mtime = match case {
             "F-1" => old_mtime,
             "F-2" => new_mtime,
@@ -1592,22 +1648,105 @@ fn fingerprint_table() {
                 now.extend_from_slice(b"more\n");
                 new_mtime
             }
+            "F-14" | "F-15" => {
+                let parts: Vec<Vec<u8>> = if case == "F-14" {
+                    vec![old.clone()]
+                } else {
+                    (0..4).map(|k| text(100_000, k)).collect()
+                };
+                old = gz(&parts, 6);
+                now = old.clone();
+                new_mtime
+            }
+            "F-16" => {
+                let parts: Vec<Vec<u8>> = (0..4).map(|k| text(100_000, k)).collect();
+                old = gz(&parts, 0);
+                let swapped = [&parts[0], &parts[2], &parts[1], &parts[3]].map(|p| p.clone());
+                now = gz(&swapped, 0);
+                assert_eq!(now.len(), old.len(), "F-16: same size");
+                new_mtime
+            }
+            "F-17" => {
+                let a = nl(&now, n / 2);
+                now[a] = b'x';
+                let b = a + 70_000;
+                assert_ne!(now[b], b'\n');
+                now[b] = b'\n';
+                new_mtime
+            }
+            "F-18" => {
+                let a = nl(&now, n / 2);
+                now.swap(a, a + 1);
+                new_mtime
+            }
             other => panic!("table 8 case {other} has no scenario in tests/spec.rs"),
         };
-        let fp = compute(&MemSource::new(old.clone()), n as u64, old_mtime).unwrap();
-        let got = verdict(&fp, &MemSource::new(now), mtime).unwrap();
-        let want = match r[vc].split_whitespace().next() {
+        // The sidecar of `old` as indexed at `old_mtime`, then the verdict
+        // on `now` after the content check where one runs.
+        let info = lidx::ingest::SourceInfo {
+            mtime: old_mtime,
+            name: Vec::new(),
+        };
+        let opts = BuildOptions::default();
+        let mut pages = vec![0u8; opts.page_size as usize];
+        let sb = lidx::ingest::build(
+            &MemSource::new(old.clone()),
+            &info,
+            &opts,
+            &mut pages,
+            &mut |_| {},
+        )
+        .unwrap();
+        pages[..256].copy_from_slice(&sb.encode());
+        let stat = lidx::SourceStat {
+            mtime: Some(mtime),
+            memo: None,
+        };
+        let mut index = Index::from_parts_with(
+            Box::new(MemSource::new(now.clone())),
+            Box::new(MemSource::new(pages)),
+            &stat,
+            1 << 20,
+        )
+        .unwrap();
+        let got = index.verify_content(&mut |_, _| {}).unwrap();
+        let want = match r[vc].split([' ', ',']).next() {
             Some("unchanged") => Verdict::Unchanged,
             Some("appended") => Verdict::Appended,
             Some("rewritten") => Verdict::Rewritten,
             v => panic!("bad verdict {v:?}"),
         };
         assert_eq!(got, want, "case {case}: {}", r[1]);
+        if got == Verdict::Unchanged {
+            // Every answer of an unchanged verdict is right for `now`.
+            let text_now = if ["F-14", "F-15", "F-16"].contains(&case) {
+                let mut d = Vec::new();
+                std::io::Read::read_to_end(
+                    &mut flate2::read::MultiGzDecoder::new(&now[..]),
+                    &mut d,
+                )
+                .unwrap();
+                d
+            } else {
+                now.clone()
+            };
+            let lines = text_now.split_inclusive(|&b| b == b'\n').count() as u64;
+            assert_eq!(index.line_count(), lines, "case {case}");
+            for l in [0, lines / 2, lines - 1] {
+                let span = index.line_span(l).unwrap();
+                let start = text_now
+                    .split_inclusive(|&b| b == b'\n')
+                    .take(l as usize)
+                    .map(|x| x.len() as u64)
+                    .sum::<u64>();
+                assert_eq!(span.start, start, "case {case}: line {l}");
+            }
+        }
     }
-    assert_eq!(seen.len(), 13, "table 8 cases: {seen:?}");
+    assert_eq!(seen.len(), 18, "table 8 cases: {seen:?}");
 
     // R-40: what the fingerprint covers.
-    let src = text(200_000);
+    let src = text(200_000, 0);
     let fp = compute(&MemSource::new(src.clone()), 200_000, old_mtime).unwrap();
     assert_eq!(fp.head_crc, format::crc32(&src[..65536]));
     assert_eq!(fp.tail_crc, format::crc32(&src[200_000 - 65536..]));
@@ -1700,9 +1839,9 @@ fn open_and_read(source: &[u8], sidecar: Vec<u8>) -> (Result<(), Error>, Result<
 fn damage_table() {
     let s = spec();
     let mut vs = vectors(&s);
-    // Cases D-1 … D-27 and D-46 use V2 (page 1 = leaf with lines 0..31,
-    // page 2 = leaf with 31..40, page 3 = root); those marked "gzip:",
-    // D-28 … D-43, use the gzip vector V4
+    // Cases D-1 … D-27 and D-46 … D-49 use V2 (page 1 = the root, page 2 =
+    // leaf with lines 0..31, page 3 = leaf with 31..40, head-first); those
+    // marked "gzip:", D-28 … D-45 and D-50, use the gzip vector V4
     // (page 1 = the leaf, page 2 = access points, page 3 = blob; source
     // byte 11 holds the last code bits of the first literal, R-100).
     let v2 = vs.remove("V2").expect("vector V2");
@@ -1731,6 +1870,9 @@ fn damage_table() {
     };
     let p = v2.opts.page_size as usize;
     assert_eq!(v4.opts.page_size as usize, p);
+    let root = Superblock::decode(&v2.sidecar[..256]).unwrap().root_page;
+    assert_eq!(root, 1, "V2 is head-first");
+    let root = root as usize;
     let repage = |b: &mut Vec<u8>, id: usize, f: &dyn Fn(&mut [u8])| {
         let page = &mut b[id * p..(id + 1) * p];
         f(page);
@@ -1763,11 +1905,11 @@ fn damage_table() {
             }),
             "D-13" => b.truncate(b.len() - p),
             "D-14" => b.extend_from_slice(&[0; 8]),
-            "D-15" => b[3 * p + 0x10] ^= 0x01,
+            "D-15" => b[root * p + 0x10] ^= 0x01,
             "D-16" => b[2 * p + 500] ^= 0x01,
             "D-17" => {
-                let leaf1 = b[p..2 * p].to_vec();
-                b[2 * p..3 * p].copy_from_slice(&leaf1);
+                let leaf2 = b[2 * p..3 * p].to_vec();
+                b[3 * p..4 * p].copy_from_slice(&leaf2);
             }
             "D-18" => repage(&mut b, 2, &|pg| pg[5] = 1),
             "D-19" => repage(&mut b, 2, &|pg| {
@@ -1777,14 +1919,14 @@ fn damage_table() {
                 pg[6..8].copy_from_slice(&32u16.to_le_bytes())
             }),
             "D-21" => repage(&mut b, 2, &|pg| pg[4] = 3),
-            // Root children[0] (at 0x30 in the page) is leaf 2.
-            "D-22" => repage(&mut b, 3, &|pg| {
-                pg[0x30..0x34].copy_from_slice(&3u32.to_le_bytes())
+            // Root children[0] (at 0x30 in the page) is leaf 3.
+            "D-22" => repage(&mut b, root, &|pg| {
+                pg[0x30..0x34].copy_from_slice(&1u32.to_le_bytes())
             }),
-            "D-23" => repage(&mut b, 3, &|pg| {
+            "D-23" => repage(&mut b, root, &|pg| {
                 pg[0x30..0x34].copy_from_slice(&4u32.to_le_bytes())
             }),
-            "D-24" => repage(&mut b, 3, &|pg| {
+            "D-24" => repage(&mut b, root, &|pg| {
                 pg[0x30..0x34].copy_from_slice(&0u32.to_le_bytes())
             }),
             "D-25" => resb(&mut b, &|sb| sb.height += 1),
@@ -1827,6 +1969,16 @@ fn damage_table() {
             }
             "D-43" => repage(&mut b, 2, &|pg| pg[rec(1, 37)] = 0x5a),
             "D-46" => resb(&mut b, &|sb| sb.fingerprint.mtime_nsec = 1_000_000_000),
+            "D-47" => resb(&mut b, &|sb| {
+                assert_eq!(sb.head_pages, 2, "D-47: V2's head");
+                sb.compat_features &= !format::COMPAT_HEAD_FIRST;
+            }),
+            "D-48" => resb(&mut b, &|sb| sb.head_pages = sb.first_leaf + 1),
+            "D-49" => resb(&mut b, &|sb| sb.root_page = sb.first_leaf),
+            "D-50" => resb(&mut b, &|sb| {
+                assert_eq!((sb.height, sb.gzip.ap_first_page), (1, 2), "D-50");
+                sb.head_pages = 3;
+            }),
             "D-44" => resb(&mut b, &|sb| {
                 assert_eq!(sb.gzip.text_len, 19, "D-44: V4's text");
                 sb.gzip.text_len = 20;
@@ -1875,7 +2027,7 @@ fn damage_table() {
             (w, _) => panic!("case {case}: unknown detection point {w:?}"),
         }
     }
-    assert_eq!(seen.len(), 46, "table 9 cases: {seen:?}");
+    assert_eq!(seen.len(), 50, "table 9 cases: {seen:?}");
 }
 
 /// R-54: opening a sidecar reads page 0 first, then only the root page
@@ -2732,7 +2884,7 @@ fn what_r90_indexes() {
         },
     );
     let sb = Superblock::decode(&plain[..256]).unwrap();
-    assert_eq!((sb.source_kind, sb.version_minor), (0, 0));
+    assert_eq!((sb.source_kind, sb.version_minor), (0, 2));
     let index = Index::from_parts(
         Box::new(MemSource::new(v4.source.clone())),
         Box::new(MemSource::new(plain)),
@@ -2959,6 +3111,267 @@ fn empty_block_prefixes_resume_without_priming() {
 }
 
 // ---------------------------------------------------------------------------
+// §8.2, §9: the head-first layout of 1.2, and files of 1.0 and 1.1.
+
+/// Every answer of an index that reads its whole text: the start of every
+/// line and the line of every byte.
+fn all_answers(source: &[u8], sidecar: Vec<u8>) -> Vec<u64> {
+    let index = Index::from_parts(
+        Box::new(MemSource::new(source.to_vec())),
+        Box::new(MemSource::new(sidecar)),
+        (0, 0),
+        1 << 20,
+    )
+    .expect("open");
+    index.verify(true).expect("verify --full");
+    let mut out: Vec<u64> = (0..index.line_count())
+        .map(|l| index.line_start(l).expect("line start"))
+        .collect();
+    out.extend((0..index.source_len()).map(|o| index.line_at(o).expect("line at")));
+    out
+}
+
+/// Two sidecars of the same source are the same but for the mtime
+/// (`OpenOptions` records the file's, R-40) and the superblock CRC.
+fn assert_same_but_mtime(got: &[u8], want: &[u8], ctx: &str) {
+    let mut a = Superblock::decode(&got[..256]).expect("superblock");
+    let mut b = Superblock::decode(&want[..256]).expect("superblock");
+    a.fingerprint.mtime_sec = 0;
+    a.fingerprint.mtime_nsec = 0;
+    b.fingerprint.mtime_sec = 0;
+    b.fingerprint.mtime_nsec = 0;
+    assert_eq!(a, b, "{ctx}: superblocks");
+    assert_eq!(got.len(), want.len(), "{ctx}: lengths");
+    assert!(got[256..] == want[256..], "{ctx}: pages differ");
+}
+
+/// §9: sidecars written by 1.0 and 1.1 (the vectors of the spec before
+/// 1.2, kept in `tests/data/vectors-1.1.md`) are read with the answers of
+/// their 1.2 counterparts, pass a full verification, and, once their
+/// source has grown, are extended into exactly the 1.2 sidecar a fresh
+/// build writes (R-62, R-99). `tests/support/legacy.rs` rebuilds each of
+/// them from the 1.2 sidecar, byte for byte, which vouches for the old-
+/// layout sidecars the integration tests make with it.
+#[test]
+fn legacy_files_are_read_verified_and_extended() {
+    let text = std::fs::read_to_string(root().join("tests/data/vectors-1.1.md")).unwrap();
+    let old = vectors(&text);
+    assert_eq!(
+        old.keys().map(String::as_str).collect::<Vec<_>>(),
+        ["V1", "V2", "V3", "V4", "V5"]
+    );
+    for (name, v) in &old {
+        let sb = Superblock::decode(&v.sidecar[..256]).expect("a 1.x superblock");
+        let gzip = sb.source_kind == format::SOURCE_KIND_GZIP;
+        assert_eq!(sb.version_minor, u16::from(gzip), "{name}");
+        assert!(!sb.head_first(), "{name}");
+        assert_eq!(sb.head_pages, 0, "{name}");
+        assert!(v.sidecar[113..128].iter().all(|&b| b == 0), "{name}");
+        let new = build(&v.source, &v.opts);
+        assert_eq!(legacy::to_legacy(&new), v.sidecar, "{name}: legacy.rs");
+        assert_eq!(
+            all_answers(&v.source, v.sidecar.clone()),
+            all_answers(&v.source, new.clone()),
+            "{name}: answers"
+        );
+        // The source grows; opening extends the old sidecar.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("src");
+        let mut grown = v.source.clone();
+        if gzip {
+            grown.extend(gz_member(&[b"five\nsix\n".repeat(40).as_slice()]));
+        } else {
+            grown.extend(b"more\n".repeat(100));
+        }
+        std::fs::write(&path, &grown).unwrap();
+        let side = dir.path().join("src.lidx");
+        std::fs::write(&side, &v.sidecar).unwrap();
+        let o = lidx::OpenOptions::new()
+            .open(&path)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(o.action, lidx::Action::Extended, "{name}");
+        o.index.verify(true).expect("the extension verifies");
+        drop(o);
+        let extended = std::fs::read(&side).unwrap();
+        let fresh = build(&grown, &v.opts);
+        let mut want = fresh.clone();
+        let mut sb = Superblock::decode(&fresh[..256]).unwrap();
+        sb.source_name = b"src".to_vec();
+        want[..256].copy_from_slice(&sb.encode());
+        assert_same_but_mtime(&extended, &want, name);
+        assert!(Superblock::decode(&extended[..256]).unwrap().head_first());
+    }
+}
+
+/// R-19: what the superblock of a head-first sidecar must say, against
+/// `Superblock::decode`; without the bit, `head_pages` means nothing.
+#[test]
+fn head_first_superblock_rules() {
+    use format::SuperblockError as E;
+    let s = spec();
+    let defs = defined(&s);
+    let r19 = defs[&19].split_whitespace().collect::<Vec<_>>().join(" ");
+    for text in [
+        "Bit 0 of `compat_features`, *HEAD_FIRST*",
+        "(bytes `116..120`)",
+        "`root_page = 1`",
+        "`leaf_count = last_leaf − first_leaf + 1`",
+        "`last_leaf + 1 = page_count` for a plain source",
+        "`last_leaf + 1 = ap_first_page` for a gzip source",
+        "`height = 1`, `first_leaf = last_leaf = 1` and `head_pages = 2`",
+        "`height ≥ 2` and `head_pages = first_leaf ≥ 2`",
+        "MUST ignore it",
+    ] {
+        assert!(r19.contains(text), "R-19 should say {text:?}");
+    }
+    let vs = vectors(&s);
+    let sb_of = |name: &str| Superblock::decode(&vs[name].sidecar[..256]).unwrap();
+    let check = |name: &str, sb: &Superblock, ok: bool| {
+        let r = Superblock::decode(&sb.encode());
+        if ok {
+            assert_eq!(r.as_ref(), Ok(sb), "{name}");
+        } else {
+            match r {
+                Err(E::Invalid(m)) => assert!(m.contains("head-first"), "{name}: {m}"),
+                other => panic!("{name}: {other:?}"),
+            }
+        }
+    };
+    type Edit = fn(&mut Superblock);
+    let cases: [(&str, &str, Edit, bool); 15] = [
+        ("V2", "as built", |_| {}, true),
+        ("V2", "root not page 1", |sb| sb.root_page = 2, false),
+        ("V2", "head_pages 0", |sb| sb.head_pages = 0, false),
+        ("V2", "head_pages 1", |sb| sb.head_pages = 1, false),
+        ("V2", "head_pages 3", |sb| sb.head_pages = 3, false),
+        (
+            "V2",
+            "leaves not at the end",
+            |sb| sb.page_count += 1,
+            false,
+        ),
+        (
+            "V2",
+            "a page between the leaves",
+            |sb| {
+                sb.last_leaf += 1;
+                sb.page_count += 1;
+            },
+            false,
+        ),
+        (
+            "V2",
+            "an unknown compatible bit",
+            |sb| sb.compat_features |= 2,
+            true,
+        ),
+        (
+            "V2",
+            "bit clear: head_pages ignored",
+            |sb| {
+                sb.compat_features = 0;
+                sb.head_pages = 0xdead_beef;
+            },
+            true,
+        ),
+        ("V1", "as built", |_| {}, true),
+        (
+            "V1",
+            "height 1, head_pages 1",
+            |sb| sb.head_pages = 1,
+            false,
+        ),
+        (
+            "V1",
+            "height 1, two leaves",
+            |sb| {
+                sb.last_leaf = 2;
+                sb.leaf_count = 2;
+                sb.page_count = 3;
+            },
+            false,
+        ),
+        ("V4", "as built", |_| {}, true),
+        ("V4", "gzip, head_pages 3", |sb| sb.head_pages = 3, false),
+        (
+            "V4",
+            "gzip, leaves short of the access points",
+            |sb| {
+                sb.gzip.ap_first_page += 1;
+                sb.page_count += 1;
+            },
+            false,
+        ),
+    ];
+    for (vector, name, edit, ok) in cases {
+        let mut sb = sb_of(vector);
+        edit(&mut sb);
+        check(&format!("{vector}: {name}"), &sb, ok);
+    }
+}
+
+/// R-63: a full verification checks the breadth-first order that
+/// HEAD_FIRST promises. A tree of height 3 whose two level-1 pages are
+/// swapped (CRC-valid, the root's children rewritten) still answers
+/// correctly, since pages are found by their numbers, but no longer has
+/// the layout: with the bit set it fails `verify`; with the bit cleared it
+/// is a valid file of another layout.
+#[test]
+fn head_first_order_is_verified() {
+    let source = b"x\n".repeat(31 * 25 + 3);
+    let opts = BuildOptions {
+        spacing: 1,
+        page_size: 512,
+        ..BuildOptions::default()
+    };
+    let good = build(&source, &opts);
+    let sb = Superblock::decode(&good[..256]).unwrap();
+    assert_eq!((sb.height, sb.first_leaf, sb.head_pages), (3, 4, 4));
+    let p = 512;
+    let mut bad = good.clone();
+    // Pages 2 and 3 are the level-1 nodes; swap them, renumbered.
+    let (two, three) = (good[2 * p..3 * p].to_vec(), good[3 * p..4 * p].to_vec());
+    bad[2 * p..3 * p].copy_from_slice(&three);
+    bad[3 * p..4 * p].copy_from_slice(&two);
+    for id in [2usize, 3] {
+        let page = &mut bad[id * p..(id + 1) * p];
+        page[8..12].copy_from_slice(&(id as u32).to_le_bytes());
+        format::seal_page(page);
+    }
+    let root = &mut bad[p..2 * p];
+    let n = u16::from_le_bytes([root[6], root[7]]) as usize;
+    for i in 0..n {
+        let at = 16 + 16 * n + 4 * i;
+        let child = u32::from_le_bytes(root[at..at + 4].try_into().unwrap());
+        root[at..at + 4].copy_from_slice(&(5 - child).to_le_bytes());
+    }
+    format::seal_page(root);
+    let open = |b: Vec<u8>| {
+        Index::from_parts(
+            Box::new(MemSource::new(source.clone())),
+            Box::new(MemSource::new(b)),
+            (0, 0),
+            1 << 20,
+        )
+        .unwrap()
+    };
+    let index = open(bad.clone());
+    for l in (0..index.line_count()).step_by(7) {
+        assert_eq!(index.line_start(l).unwrap(), 2 * l);
+    }
+    match index.verify(false) {
+        Err(Error::Corrupt { what, .. }) => assert!(what.contains("head-first"), "{what}"),
+        other => panic!("verify gave {other:?}"),
+    }
+    let mut sb = Superblock::decode(&bad[..256]).unwrap();
+    sb.compat_features = 0;
+    sb.head_pages = 0;
+    bad[..256].copy_from_slice(&sb.encode());
+    open(bad).verify(true).expect("another layout, valid");
+    open(good).verify(true).expect("the layout as built");
+}
+
+// ---------------------------------------------------------------------------
 // Requirement numbers.
 
 /// Requirement numbers referenced in `text` (`R-8..R-11` counts 8 to 11).
@@ -3059,6 +3472,10 @@ fn requirement_numbers() {
         (41, "fingerprint"),
         (52, "height"),
         (60, "in place"),
+        (61, "internal_capacity(P)"),
+        (62, "fresh build"),
+        (63, "breadth-first"),
+        (19, "head_pages"),
         (16, "incompat_features"),
         (17, "ap_first_page"),
         (90, "`1F 8B`"),
@@ -3108,7 +3525,18 @@ fn requirement_numbers() {
 fn print_vectors() {
     for (name, v) in vectors(&spec()) {
         let source = gzip_recipe(&name).map_or(v.source.clone(), |(gz, _)| gz);
-        println!("```hex source={name}\n{}```\n", dump(&source));
+        let mut sidecar = build(&source, &v.opts);
+        if v.of == name {
+            println!("```hex source={name}\n{}```\n", dump(&source));
+        }
+        let of = if v.of == name {
+            String::new()
+        } else {
+            format!(" source={}", v.of)
+        };
+        if v.legacy {
+            sidecar = legacy::to_legacy(&sidecar);
+        }
         let mut span = if v.opts.span == DEFAULT_SPAN {
             String::new()
         } else {
@@ -3117,11 +3545,14 @@ fn print_vectors() {
         if v.opts.plain {
             span += " plain=1";
         }
+        if v.legacy {
+            span += " layout=1.1";
+        }
         println!(
-            "```hex sidecar={name} spacing={} page_size={}{span}\n{}```\n",
+            "```hex sidecar={name}{of} spacing={} page_size={}{span}\n{}```\n",
             v.opts.spacing,
             v.opts.page_size,
-            dump(&build(&source, &v.opts))
+            dump(&sidecar)
         );
     }
 }

@@ -1,6 +1,8 @@
 //! Writes the `sidecar` target's seeds into `seeds/sidecar/`: intact
 //! sidecars of the fixed text and of its gzip archive (512-byte pages,
 //! spacing 1 and 4, span 32), each with and without the CRC fix-up mode.
+//! (It leaves the `*-1.1` seeds alone: the same sidecars in the layout of
+//! format 1.1, which this version no longer writes.)
 //!
 //! Run from `fuzz/`: `cargo run --example make_seeds`.
 

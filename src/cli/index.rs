@@ -100,6 +100,10 @@ pub fn run(a: IndexArgs) -> lidx::Result<Status> {
         let i = opened.index.info();
         let what = match opened.action {
             Action::Opened => "up to date".to_string(),
+            Action::Verified => {
+                "up to date (the file's modification time differs; its content was checked)"
+                    .to_string()
+            }
             Action::Built => "built".to_string(),
             Action::Extended => "extended".to_string(),
             Action::Forced => "rebuilt".to_string(),

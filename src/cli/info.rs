@@ -38,6 +38,8 @@ struct InfoJson<'a> {
     version: String,
     source: String,
     fresh: bool,
+    /// What "fresh" rests on, or why it is not known yet.
+    evidence: String,
     gzip: Option<GzipJson>,
 }
 
@@ -46,6 +48,15 @@ struct GzipJson {
     compressed_size: u64,
     access_points: u64,
     span: u64,
+}
+
+/// What the verdict rests on, in words (`lidx info`).
+fn evidence(index: &lidx::Index) -> String {
+    match (index.verdict(), index.evidence()) {
+        (_, Some(e)) => e.to_string(),
+        (lidx::Verdict::Unverified, _) => "the file's size, head and tail are as indexed but its modification time differs; the next query re-reads it once to check its content (`lidx verify --full` does it now)".to_string(),
+        (v, None) => format!("the source was {v} since indexing"),
+    }
 }
 
 /// The sidecar's size and its share of the file on disk (the archive for a
@@ -95,6 +106,7 @@ pub fn run(a: InfoArgs) -> lidx::Result<Status> {
             version: format!("{}.{}", i.version.0, i.version.1),
             source: i.verdict.to_string(),
             fresh,
+            evidence: evidence(&index),
             gzip: i.gzip.map(|(size, aps, span)| GzipJson {
                 compressed_size: size,
                 access_points: aps as u64,
@@ -120,8 +132,11 @@ pub fn run(a: InfoArgs) -> lidx::Result<Status> {
             i.version.0,
             i.version.1,
             match (fresh, index.built_for_another_file()) {
-                (true, _) => "yes".to_string(),
+                (true, _) => format!("yes ({})", evidence(&index)),
                 (false, Some(other)) => format!("no (built for another file: {other})"),
+                (false, None) if i.verdict == lidx::Verdict::Unverified => {
+                    format!("not known: {}", evidence(&index))
+                }
                 (false, None) => format!("no (the source was {} since indexing)", i.verdict),
             },
         )

@@ -219,6 +219,10 @@ pub fn open_index(file: &Path, opts: &QueryOpts) -> lidx::Result<Index> {
 pub fn note_action(file: &Path, index: &Index, action: Action, took: std::time::Duration) {
     let what = match action {
         Action::Opened => return,
+        Action::Verified => {
+            "verified: the file's modification time differs, its content is the one indexed"
+                .to_string()
+        }
         Action::Built => "built".to_string(),
         Action::Extended => "extended (the file grew)".to_string(),
         Action::Rebuilt(v) => format!("rebuilt (the file was {v})"),

@@ -1,8 +1,9 @@
 //! `lidx verify FILE [--full]`.
 //!
 //! Exit status: 0 intact and fresh; 1 intact but stale (the source changed
-//! since indexing); 2 damaged, built for another file, or the full re-scan
-//! disagrees.
+//! since indexing), or not known to be fresh (only the modification time of
+//! a plain file differs: `--full` re-reads it and decides); 2 damaged,
+//! built for another file, or the full re-scan disagrees.
 
 use super::Status;
 use clap::Args;
@@ -28,8 +29,22 @@ pub fn run(a: VerifyArgs) -> lidx::Result<Status> {
     if let Some(p) = &a.index {
         oo.sidecar(p);
     }
-    let index = oo.inspect(&a.file)?;
+    let mut index = oo.inspect(&a.file)?;
+    if a.full && index.verdict() == Verdict::Unverified {
+        // The full check is the content check: remembered when it passes.
+        index.verify_content(&mut |_, _| {})?;
+    }
     index.check_not_foreign()?;
+    if index.verdict() == Verdict::Unverified {
+        let r = index.verify(false)?;
+        println!(
+            "{}: pages ok ({}, {}); the file's modification time differs: run `lidx verify --full` to check its content",
+            index.sidecar_path().display(),
+            lidx::count_of(r.pages, "page", "pages"),
+            lidx::count_of(r.checkpoints, "checkpoint", "checkpoints"),
+        );
+        return Ok(1);
+    }
     if index.verdict() != Verdict::Unchanged {
         // Pages are still checked, but a stale sidecar cannot be re-scanned
         // against a source it no longer describes.
@@ -43,14 +58,20 @@ pub fn run(a: VerifyArgs) -> lidx::Result<Status> {
         );
         return Ok(1);
     }
-    let r = index.verify(a.full)?;
+    // A content check that just re-read the whole file need not run again.
+    let rescanned = index.evidence() == Some(lidx::Evidence::Content(lidx::Proof::Rescan));
+    let r = index.verify(a.full && !rescanned)?;
+    let how = match index.evidence() {
+        Some(lidx::Evidence::Fingerprint) | None => String::new(),
+        Some(e) => format!(" ({e})"),
+    };
     println!(
-        "{}: ok: {}, {}, {}, source unchanged{}",
+        "{}: ok: {}, {}, {}, source unchanged{how}{}",
         index.sidecar_path().display(),
         lidx::count_of(r.pages, "page", "pages"),
         lidx::count_of(r.checkpoints, "checkpoint", "checkpoints"),
         lidx::count_of(index.line_count(), "line", "lines"),
-        if r.full {
+        if r.full || rescanned {
             ", every checkpoint re-scanned"
         } else {
             ""

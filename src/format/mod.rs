@@ -4,7 +4,12 @@
 //! this module cite its requirement numbers (`R-n`) instead of repeating it.
 //! A sidecar is a sequence of fixed-size pages: page 0 holds the
 //! [`Superblock`], every other page is a B+tree node ([`node`]) with a
-//! 16-byte [`PageHeader`] whose CRC covers the rest of the page.
+//! 16-byte [`PageHeader`] whose CRC covers the rest of the page (a gzip
+//! sidecar adds access-point and blob pages, [`gzip`]). Since format 1.2
+//! the internal nodes come first, root at page 1, then the leaves
+//! ([`COMPAT_HEAD_FIRST`], R-19, R-63); files of 1.0 and 1.1, whose
+//! internal nodes lie among the leaves, are read the same way, by page
+//! number.
 
 pub mod eytzinger;
 pub mod gzip;
@@ -19,8 +24,9 @@ pub use superblock::{
 pub const MAGIC: [u8; 8] = *b"\x89LIDX\r\n\x1a";
 /// Major format version written and read by this build.
 pub const VERSION_MAJOR: u16 = 1;
-/// Minor format version written by this build.
-pub const VERSION_MINOR: u16 = 0;
+/// Minor format version written by this build, for plain and gzip sources
+/// alike: 2, the head-first layout ([`COMPAT_HEAD_FIRST`]).
+pub const VERSION_MINOR: u16 = 2;
 /// Default page size in bytes.
 pub const DEFAULT_PAGE_SIZE: u32 = 4096;
 /// Smallest allowed page size.
@@ -44,8 +50,11 @@ pub const SOURCE_KIND_GZIP: u8 = 1;
 pub const INCOMPAT_GZIP: u32 = 1;
 /// Incompatible feature bits understood by this build.
 pub const INCOMPAT_KNOWN: u32 = INCOMPAT_GZIP;
-/// Minor version written for gzip sidecars.
-pub const VERSION_MINOR_GZIP: u16 = 1;
+/// Compatible feature bit 0, *HEAD_FIRST* (v1.2, spec ): the
+/// superblock and every internal node lie in pages `0..head_pages`, root
+/// first, and the leaves follow them, contiguous and in key order. A reader
+/// may fetch the head in one read; it never needs the bit to read the file.
+pub const COMPAT_HEAD_FIRST: u32 = 1;
 
 /// CRC-32/ISO-HDLC (the zlib/PNG CRC), as computed by `crc32fast`.
 pub fn crc32(bytes: &[u8]) -> u32 {

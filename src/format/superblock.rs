@@ -76,6 +76,13 @@ pub struct Superblock {
     pub first_leaf: u32,
     /// Highest page number holding a leaf.
     pub last_leaf: u32,
+    /// Pages at the start of the file that hold the superblock, the root
+    /// and every other internal node (v1.2, R-19): a reader that fetches
+    /// `head_pages × page_size` bytes from offset 0 in one read can descend
+    /// to any leaf without another read of the upper tree. Meaningful only
+    /// when [`COMPAT_HEAD_FIRST`] is set ([`Superblock::head_first`]); 0 in
+    /// sidecars of format 1.0 and 1.1 (see [`Superblock::head_len`]).
+    pub head_pages: u32,
     /// The source fingerprint.
     pub fingerprint: Fingerprint,
     /// Basename of the source at ingest (at most [`SOURCE_NAME_MAX`] bytes).
@@ -129,6 +136,7 @@ impl Superblock {
         b[108..112].copy_from_slice(&self.fingerprint.tail_crc.to_le_bytes());
         let name = &self.source_name[..self.source_name.len().min(SOURCE_NAME_MAX)];
         b[112] = name.len() as u8;
+        b[116..120].copy_from_slice(&self.head_pages.to_le_bytes());
         b[128..128 + name.len()].copy_from_slice(name);
         b[224..232].copy_from_slice(&self.gzip.text_len.to_le_bytes());
         b[232..236].copy_from_slice(&self.gzip.span.to_le_bytes());
@@ -149,6 +157,23 @@ impl Superblock {
         } else {
             self.fingerprint.size
         }
+    }
+
+    /// True when the sidecar promises the head-first layout (compatible
+    /// feature bit 0, R-19): pages `0..head_pages` are the superblock and
+    /// all internal nodes, root first; the leaves follow them.
+    pub fn head_first(&self) -> bool {
+        self.compat_features & COMPAT_HEAD_FIRST != 0
+    }
+
+    /// Bytes a reader fetching the sidecar by ranges should take in its
+    /// first read to hold the superblock and the whole upper tree: `head_pages
+    /// × page_size` for a head-first sidecar. `None` for a sidecar
+    /// without that layout (format 1.0 and 1.1), whose internal nodes may be
+    /// anywhere: a reader takes the superblock's page, then the root.
+    pub fn head_len(&self) -> Option<u64> {
+        self.head_first()
+            .then(|| self.head_pages as u64 * self.page_size as u64)
     }
 
     /// Decodes and validates, in the order the spec gives (§3.2): length,
@@ -202,6 +227,7 @@ impl Superblock {
             page_count: u32_at(76),
             first_leaf: u32_at(80),
             last_leaf: u32_at(84),
+            head_pages: u32_at(116),
             fingerprint: Fingerprint {
                 size: u64_at(40),
                 mtime_nsec: u32_at(92),
@@ -223,10 +249,11 @@ impl Superblock {
         Ok(sb)
     }
 
-    /// Field sanity checks (R-8..R-12, R-16..R-18): everything a reader
-    /// relies on before it allocates or follows a page number.
-    /// come after R-8 and the source-kind checks (R-15 step 6): they compute
-    /// with the page size and choose their rules by the source kind.
+    /// Field sanity checks (R-8..R-12, R-16..R-19): everything a reader
+    /// relies on before it allocates or follows a page number.
+    /// and R-19 come after R-8 and the source-kind checks (R-15 step 6):
+    /// they compute with the page size or choose their rules by the source
+    /// kind.
     fn validate(&self, fp_block: u32) -> Result<(), SuperblockError> {
         let bad = |what: String| Err(SuperblockError::Invalid(what));
         if !valid_page_size(self.page_size) {
@@ -306,6 +333,47 @@ impl Superblock {
         if self.checkpoint_count > self.line_count.max(1) {
             return bad("more checkpoints than lines".into());
         }
+        if self.head_first() {
+            self.validate_head_first()?;
+        }
+        Ok(())
+    }
+
+    /// what the head-first bit promises, as far as the superblock
+    /// can tell (the pages themselves are checked by a full verification).
+    /// Runs after the source-kind checks: the tree ends where the
+    /// access-point pages begin in a gzip sidecar.
+    fn validate_head_first(&self) -> Result<(), SuperblockError> {
+        let bad = |what: &str| {
+            Err(SuperblockError::Invalid(format!(
+                "head-first layout: {what}"
+            )))
+        };
+        let tree_end = if self.source_kind == SOURCE_KIND_GZIP {
+            self.gzip.ap_first_page
+        } else {
+            self.page_count
+        };
+        if self.root_page != 1 {
+            return bad("the root is not page 1");
+        }
+        if self.last_leaf as u64 - self.first_leaf as u64 + 1 != self.leaf_count as u64 {
+            return bad("pages other than leaves lie between the first and the last leaf");
+        }
+        if self.last_leaf as u64 + 1 != tree_end as u64 {
+            return bad("the last leaf does not end the tree");
+        }
+        let want = if self.height == 1 {
+            (self.first_leaf == 1 && self.last_leaf == 1).then_some(2)
+        } else {
+            (self.first_leaf >= 2).then_some(self.first_leaf)
+        };
+        if want != Some(self.head_pages) {
+            return bad(&format!(
+                "head_pages {} does not match a tree of height {} whose first leaf is page {}",
+                self.head_pages, self.height, self.first_leaf
+            ));
+        }
         Ok(())
     }
 }
@@ -332,6 +400,7 @@ mod tests {
             page_count: 2,
             first_leaf: 1,
             last_leaf: 1,
+            head_pages: 0,
             fingerprint: Fingerprint {
                 size: 100,
                 mtime_sec: -5,

@@ -108,6 +108,50 @@ impl SidecarAps {
         Ok(r)
     }
 
+    /// The members of the archive that produced text, as the records
+    /// describe them: where each one's deflate data starts, and the CRC-32
+    /// and length of its text (the span CRCs of its access points
+    /// combined). Reads every access-point page.
+    pub(crate) fn members(&self) -> Result<Vec<crate::ingest::fingerprint::Member>> {
+        use crate::ingest::fingerprint::Member;
+        let n = self.sb.gzip.ap_count as usize;
+        let mut out: Vec<(Member, crc32fast::Hasher)> = Vec::new();
+        let mut next = self.record(0)?;
+        for i in 0..n {
+            let r = next;
+            let end = if i + 1 < n {
+                next = self.record(i + 1)?;
+                next.uncomp
+            } else {
+                self.sb.gzip.text_len
+            };
+            if end < r.uncomp {
+                return Err(self.out_of_order(i + 1));
+            }
+            let len = end - r.uncomp;
+            if i == 0 || r.flags & AP_MEMBER_START != 0 {
+                out.push((
+                    Member {
+                        data_start: r.comp_bit / 8,
+                        crc: 0,
+                        len: 0,
+                    },
+                    crc32fast::Hasher::new(),
+                ));
+            }
+            let (m, h) = out.last_mut().expect("record 0 starts a member");
+            h.combine(&crc32fast::Hasher::new_with_initial_len(r.span_crc, len));
+            m.len += len;
+        }
+        Ok(out
+            .into_iter()
+            .map(|(mut m, h)| {
+                m.crc = h.finalize();
+                m
+            })
+            .collect())
+    }
+
     /// Passes the whole blob stream, page by page, to `f` (extension copies
     /// it so that old records' blob offsets stay valid).
     pub(crate) fn copy_blobs(&self, f: &mut dyn FnMut(&[u8]) -> Result<()>) -> Result<()> {

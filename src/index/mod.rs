@@ -29,7 +29,7 @@ use crate::cache::{CacheStats, PageCache};
 use crate::error::{Error, Result};
 use crate::format::{self, SUPERBLOCK_LEN, Superblock};
 use crate::ingest::BUFFER_SIZE;
-use crate::ingest::fingerprint::{self, Verdict};
+use crate::ingest::fingerprint::{self, Comparison, Evidence, Memo, Proof, Verdict};
 use crate::io::ReadAt;
 use crate::tree::{ByLine, ByOffset, Checkpoint, Tree};
 use parking_lot::Mutex;
@@ -49,8 +49,24 @@ pub struct Index {
     cache: PageCache,
     tree: Tree,
     verdict: Verdict,
+    /// What a fresh verdict rests on.
+    evidence: Option<Evidence>,
+    /// The source's identity, to remember a content check.
+    memo: Option<Memo>,
     buffers: Mutex<Vec<Vec<u8>>>,
     damage: Option<String>,
+}
+
+/// What an opener knows about the source beyond its bytes, for the
+/// verdict (spec §6): its modification time (`None` for a source without
+/// one, such as a remote object) and, where it can be named, its identity
+/// for remembering a content check in the user cache directory.
+#[derive(Debug, Clone, Default)]
+pub struct SourceStat {
+    /// Modification time (seconds, nanoseconds).
+    pub mtime: Option<(i64, u32)>,
+    /// Identity for [`Evidence::Remembered`].
+    pub memo: Option<Memo>,
 }
 
 impl std::fmt::Debug for Index {
@@ -86,6 +102,8 @@ pub struct Info {
     pub version: (u16, u16),
     /// How the source relates to the sidecar at open.
     pub verdict: Verdict,
+    /// What an unchanged verdict rests on.
+    pub evidence: Option<Evidence>,
     /// gzip sources: (compressed file size, access points, span); `None`
     /// for plain sources.
     pub gzip: Option<(u64, u32, u32)>,
@@ -169,14 +187,72 @@ impl Index {
         source_mtime: (i64, u32),
         cache_bytes: usize,
     ) -> Result<Index> {
+        let stat = SourceStat {
+            mtime: Some(source_mtime),
+            memo: None,
+        };
+        Index::from_parts_with(source, sidecar, &stat, cache_bytes)
+    }
+
+    /// [`Index::from_parts`] with what the opener knows about the source:
+    /// a source without a modification time, and one whose content check
+    /// can be remembered. When only the modification time differs from
+    /// the fingerprint, the content decides (spec §6.3): a gzip archive's
+    /// member trailers are checked now; a plain file is
+    /// [`Verdict::Unverified`] until [`Index::verify_content`] re-reads it,
+    /// unless that was done and remembered for this very file.
+    pub fn from_parts_with(
+        source: Box<dyn ReadAt>,
+        sidecar: Box<dyn ReadAt>,
+        stat: &SourceStat,
+        cache_bytes: usize,
+    ) -> Result<Index> {
         let sb = read_superblock(&*sidecar)?;
-        let verdict = fingerprint::verdict(&sb.fingerprint, &*source, source_mtime)?;
         let sidecar_path = sidecar.path().to_path_buf();
         let sidecar_len = sidecar.len();
         let sidecar: std::sync::Arc<dyn ReadAt> = std::sync::Arc::from(sidecar);
+        let gz = sb.source_kind == format::SOURCE_KIND_GZIP;
+        let (verdict, evidence) = match fingerprint::compare(&sb.fingerprint, &*source, stat.mtime)?
+        {
+            Comparison::Same => (Verdict::Unchanged, Some(Evidence::Fingerprint)),
+            Comparison::Appended => (Verdict::Appended, None),
+            Comparison::Rewritten => (Verdict::Rewritten, None),
+            Comparison::MtimeDiffers => {
+                let encoded = sb.encode();
+                if stat
+                    .memo
+                    .as_ref()
+                    .is_some_and(|m| m.recalls(&sidecar_path, &encoded))
+                {
+                    (Verdict::Unchanged, Some(Evidence::Remembered))
+                } else if gz {
+                    let aps = gzip::SidecarAps::new(std::sync::Arc::clone(&sidecar), &sb);
+                    let members = aps.members()?;
+                    match fingerprint::check_members(&*source, &members)? {
+                        Some(checked) => {
+                            if let Some(m) = &stat.memo {
+                                m.remember(&sidecar_path, &encoded);
+                            }
+                            let proof = if members.len() == 1 {
+                                Proof::GzipTrailer
+                            } else {
+                                Proof::GzipMembers {
+                                    checked,
+                                    members: members.len() as u64,
+                                }
+                            };
+                            (Verdict::Unchanged, Some(Evidence::Content(proof)))
+                        }
+                        None => (Verdict::Rewritten, None),
+                    }
+                } else {
+                    (Verdict::Unverified, None)
+                }
+            }
+        };
         // A gzip source is read through its access points: from here on,
         // `source` is the uncompressed text.
-        let source: Box<dyn ReadAt> = if sb.source_kind == format::SOURCE_KIND_GZIP {
+        let source: Box<dyn ReadAt> = if gz {
             Box::new(gzip::text(
                 source,
                 std::sync::Arc::clone(&sidecar),
@@ -206,9 +282,38 @@ impl Index {
             cache,
             tree,
             verdict,
+            evidence,
+            memo: stat.memo.clone(),
             buffers: Mutex::new(Vec::new()),
             damage: None,
         })
+    }
+
+    /// For a [`Verdict::Unverified`] source (a plain file whose
+    /// modification time differs while its size, head and tail match):
+    /// re-reads the whole file and compares every checkpoint and the line
+    /// count with the sidecar. The same: the verdict becomes
+    /// [`Verdict::Unchanged`] ([`Proof::Rescan`]) and the check is
+    /// remembered for this very file. Different: it becomes
+    /// [`Verdict::Rewritten`]. Returns the new verdict; any other verdict
+    /// is returned as it is, without reading.
+    /// `progress(done, total)` is called with bytes read.
+    pub fn verify_content(&mut self, progress: &mut dyn FnMut(u64, u64)) -> Result<Verdict> {
+        if self.verdict != Verdict::Unverified {
+            return Ok(self.verdict);
+        }
+        match verify::rescan(self, progress) {
+            Ok(()) => {
+                self.verdict = Verdict::Unchanged;
+                self.evidence = Some(Evidence::Content(Proof::Rescan));
+                if let Some(m) = &self.memo {
+                    m.remember(&self.sidecar_path, &self.sb.encode());
+                }
+            }
+            Err(Error::SourceChanged { .. }) => self.verdict = Verdict::Rewritten,
+            Err(e) => return Err(e),
+        }
+        Ok(self.verdict)
     }
 
     /// Builds a sidecar for `source` in memory and opens it (tests, small
@@ -244,7 +349,10 @@ impl Index {
         &*self.source
     }
 
-    /// The decoded superblock.
+    /// The decoded superblock. Its [`Superblock::head_len`] is the prefix
+    /// of the sidecar that holds the superblock and every internal node (a
+    /// head-first sidecar, format 1.2): what a reader that fetches the
+    /// sidecar by range requests should take in its first read.
     pub fn superblock(&self) -> &Superblock {
         &self.sb
     }
@@ -252,6 +360,12 @@ impl Index {
     /// How the source compared with the sidecar's fingerprint at open.
     pub fn verdict(&self) -> Verdict {
         self.verdict
+    }
+
+    /// What an [`Verdict::Unchanged`] verdict rests on (`None` for the
+    /// other verdicts).
+    pub fn evidence(&self) -> Option<Evidence> {
+        self.evidence
     }
 
     /// The name of the file this sidecar was built for, when it is not the
@@ -310,6 +424,7 @@ impl Index {
             spacing: self.sb.spacing,
             version: (self.sb.version_major, self.sb.version_minor),
             verdict: self.verdict,
+            evidence: self.evidence,
             gzip: (self.sb.source_kind == format::SOURCE_KIND_GZIP).then_some((
                 self.sb.fingerprint.size,
                 self.sb.gzip.ap_count,

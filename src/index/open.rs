@@ -1,7 +1,7 @@
 //! Finding, checking and (re)building a source's sidecar on open.
 
 use super::locate::{self, is_permission_error};
-use super::{DEFAULT_CACHE_BYTES, Index, read_superblock};
+use super::{DEFAULT_CACHE_BYTES, Index, SourceStat, read_superblock};
 use crate::error::{Error, Result};
 use crate::ingest::fingerprint::{self, Verdict};
 use crate::ingest::sniff::{self, Sniffed};
@@ -15,6 +15,13 @@ use std::path::{Path, PathBuf};
 pub enum Action {
     /// An existing, fresh sidecar was used.
     Opened,
+    /// An existing sidecar was used after its content check: the source's
+    /// modification time differed (a copy, a download, `touch`), so the
+    /// plain file was re-read once and found to be the one the sidecar
+    /// describes ([`crate::Proof::Rescan`]). Nothing was written but a
+    /// note in the user cache directory that spares the next open the
+    /// re-read.
+    Verified,
     /// There was no sidecar; one was built.
     Built,
     /// The source had grown; the sidecar was extended over the new bytes.
@@ -149,7 +156,7 @@ impl OpenOptions {
             return Err(no_remote(source.as_ref()));
         }
         let source = &*self.named_source(source.as_ref())?;
-        let (src, info) = open_source(source)?;
+        let (src, _, stat) = open_source(source)?;
         let path = match &self.sidecar {
             Some(p) => p.clone(),
             None => {
@@ -164,7 +171,7 @@ impl OpenOptions {
             return Err(self.missing(&src, source, path)?);
         }
         let side = FileSource::open(&path)?;
-        Index::from_parts(Box::new(src), Box::new(side), info.mtime, self.cache_bytes)
+        Index::from_parts_with(Box::new(src), Box::new(side), &stat, self.cache_bytes)
     }
 
     /// The error for a source without a sidecar: [`Error::Missing`], or
@@ -225,7 +232,7 @@ impl OpenOptions {
     }
 
     fn open_damaged(&self, source: &Path, damage: Error) -> Result<Opened> {
-        let (src, info) = open_source(source)?;
+        let (src, info, _) = open_source(source)?;
         let mut pages = vec![0u8; self.build.page_size as usize];
         let (sb, found) = match ingest::gzip::build_tolerant(
             &src,
@@ -270,7 +277,7 @@ impl OpenOptions {
 
     fn open_inner(&self, source: &Path, progress: &mut dyn FnMut(u64, u64)) -> Result<Opened> {
         self.build.validate()?;
-        let (src, info) = open_source(source)?;
+        let (src, info, stat) = open_source(source)?;
 
         let candidates: Vec<(PathBuf, bool)> = match &self.sidecar {
             Some(p) => vec![(p.clone(), false)],
@@ -291,19 +298,29 @@ impl OpenOptions {
             if !path.exists() {
                 continue;
             }
-            let opened = FileSource::open(path).and_then(|sidecar| {
-                Index::from_parts(
+            let mut opened = FileSource::open(path).and_then(|sidecar| {
+                Index::from_parts_with(
                     Box::new(src_clone(&src)?),
                     Box::new(sidecar),
-                    info.mtime,
+                    &stat,
                     self.cache_bytes,
                 )
             });
+            let mut action = Action::Opened;
+            if !self.force
+                && let Ok(index) = &mut opened
+                && index.verdict() == Verdict::Unverified
+            {
+                // Only the modification time differs: re-read the file
+                // once; the same content keeps the sidecar as it is.
+                index.verify_content(progress)?;
+                action = Action::Verified;
+            }
             if !self.force && matches!(&opened, Ok(i) if i.verdict() == Verdict::Unchanged) {
                 let index = opened.expect("matched Ok");
                 return Ok(Opened {
                     index,
-                    action: Action::Opened,
+                    action,
                     warning: None,
                 });
             }
@@ -350,7 +367,7 @@ impl OpenOptions {
                                 }
                             })
                         })?;
-                        return self.reopen(src, &dest, info.mtime, Action::Extended, None);
+                        return self.reopen(src, &dest, &stat, Action::Extended, None);
                     }
                     verdict => {
                         index.check_not_foreign()?;
@@ -363,13 +380,7 @@ impl OpenOptions {
                         }
                         let (dest, warning) =
                             self.rebuild(&src, &info, &path, source, in_cache_dir, progress)?;
-                        return self.reopen(
-                            src,
-                            &dest,
-                            info.mtime,
-                            Action::Rebuilt(verdict),
-                            warning,
-                        );
+                        return self.reopen(src, &dest, &stat, Action::Rebuilt(verdict), warning);
                     }
                 },
             }
@@ -391,7 +402,7 @@ impl OpenOptions {
             (true, true) => Action::Forced,
             (true, false) => Action::Rebuilt(Verdict::Rewritten),
         };
-        self.reopen(src, &dest, info.mtime, action, warning)
+        self.reopen(src, &dest, &stat, action, warning)
     }
 
     /// Builds `source`'s sidecar from scratch; returns where it went and a
@@ -455,12 +466,12 @@ impl OpenOptions {
         &self,
         src: FileSource,
         sidecar: &Path,
-        mtime: (i64, u32),
+        stat: &SourceStat,
         action: Action,
         warning: Option<String>,
     ) -> Result<Opened> {
         let side = FileSource::open(sidecar)?;
-        let index = Index::from_parts(Box::new(src), Box::new(side), mtime, self.cache_bytes)?;
+        let index = Index::from_parts_with(Box::new(src), Box::new(side), stat, self.cache_bytes)?;
         Ok(Opened {
             index,
             action,
@@ -486,8 +497,9 @@ pub(super) fn unsupported(source: &Path, f: sniff::Format) -> Error {
     }
 }
 
-/// Opens the source and reads what the ingest records about it.
-fn open_source(source: &Path) -> Result<(FileSource, SourceInfo)> {
+/// Opens the source and reads what the ingest records about it, and what
+/// the verdict needs to know of it.
+fn open_source(source: &Path) -> Result<(FileSource, SourceInfo, SourceStat)> {
     let src = FileSource::open(source)?;
     let meta = src
         .file()
@@ -497,7 +509,11 @@ fn open_source(source: &Path) -> Result<(FileSource, SourceInfo)> {
         mtime: fingerprint::mtime(&meta),
         name: basename(source),
     };
-    Ok((src, info))
+    let stat = SourceStat {
+        mtime: Some(info.mtime),
+        memo: fingerprint::Memo::for_file(source, &meta),
+    };
+    Ok((src, info, stat))
 }
 
 /// A second handle on the same open source file, with the same fixed length.

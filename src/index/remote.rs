@@ -9,6 +9,11 @@
 //! built anew from the object, streamed once, into the cache directory; a
 //! damaged one is an error, as for a local file.
 //!
+//! Identity: the verdict of a local file (spec §6.2, §6.3) with the
+//! object's Last-Modified as the modification time and a memo keyed by URL,
+//! ETag and size ([`source_stat`]); a verdict that only the content can
+//! settle is settled as for a local file ([`Index::verify_content`]).
+//!
 //! Round trips of an open (cold): the first request of the source (its
 //! first and last 64 KiB, which the fingerprint check needs and which give
 //! its size and ETag) and of the sidecar (its first [`HEAD_PREFETCH`]
@@ -18,10 +23,10 @@
 //! span, each one round trip (`Index::line_start` hints the span).
 
 use super::open::{Action, OpenOptions, Opened, ensure_dir, unsupported, write_sidecar};
-use super::{Index, locate, read_superblock};
+use super::{Index, SourceStat, locate, read_superblock};
 use crate::error::{Error, Result};
 use crate::format::{SOURCE_KIND_GZIP, Superblock};
-use crate::ingest::fingerprint::Verdict;
+use crate::ingest::fingerprint::{Memo, Verdict};
 use crate::ingest::sniff::{self, Sniffed};
 use crate::ingest::{self, SourceInfo};
 use crate::io::remote::{First, Location, RemoteOptions, RemoteSource, is_url};
@@ -72,19 +77,29 @@ fn source_first() -> [First; 2] {
     ]
 }
 
+/// The most of a head-first sidecar's head (spec) fetched at
+/// open beyond [`HEAD_PREFETCH`]: 4 MiB, the head of a 3 TiB text at the
+/// default spacing; past it, upper tree pages are read as lookups need
+/// them (parents come first, so any prefix holds a connected top).
+const HEAD_MAX: u64 = 4 << 20;
+
 /// Byte ranges of a sidecar that opening it reads beyond its first
-/// [`HEAD_PREFETCH`] bytes: the root page and, for a gzip source, the
-/// access-point pages (when few). Requested together, without waiting.
-///
-/// When the format records how many pages to fetch first (v1.2's
-/// `head_pages`), this becomes the part of `0..head_pages × page_size`
-/// past the prefetch.
+/// [`HEAD_PREFETCH`] bytes, requested together without waiting: the rest
+/// of a head-first sidecar's head (format 1.2: `head_pages`, up to
+/// [`HEAD_MAX`]), or else the root page; and for a gzip source the
+/// access-point pages (when few), which follow the leaves.
 fn open_pages(sb: &Superblock) -> Vec<std::ops::Range<u64>> {
     let ps = sb.page_size as u64;
     let mut v = Vec::new();
-    let root = sb.root_page as u64 * ps;
-    if root + ps > HEAD_PREFETCH {
-        v.push(root..root + ps);
+    match sb.head_len() {
+        Some(head) if head > HEAD_PREFETCH => v.push(HEAD_PREFETCH..head.min(HEAD_MAX)),
+        Some(_) => {}
+        None => {
+            let root = sb.root_page as u64 * ps;
+            if root + ps > HEAD_PREFETCH {
+                v.push(root..root + ps);
+            }
+        }
     }
     if sb.source_kind == SOURCE_KIND_GZIP {
         let g = &sb.gzip;
@@ -105,15 +120,39 @@ fn bind(src: &RemoteSource, side: Box<dyn ReadAt>, cache_bytes: usize) -> Result
     for r in open_pages(&sb) {
         side.will_need(r);
     }
-    // Identity of a remote object, until the content verdict of issue 10
-    // item 1 lands (then: pass the object's Last-Modified as a hint and let
-    // that verdict decide): the object is the one indexed when its size and
-    // the CRCs of its first and last 64 KiB match the fingerprint, whatever
-    // its modification time. A transfer does not keep the mtime (nginx
-    // serves the file's, S3 the upload's), so passing the sidecar's own
-    // mtime makes the mtime rule (spec R-41 step 4) hold trivially.
-    let mtime = (sb.fingerprint.mtime_sec, sb.fingerprint.mtime_nsec);
-    Index::from_parts(Box::new(src.clone()), side, mtime, cache_bytes)
+    Index::from_parts_with(
+        Box::new(src.clone()),
+        side,
+        &source_stat(src, &sb),
+        cache_bytes,
+    )
+}
+
+/// What the verdict (spec §6.2, §6.3) knows of a remote object: its
+/// Last-Modified as the modification-time hint, and its URL, version
+/// (ETag, else Last-Modified) and size for the memo of a content check.
+///
+/// HTTP dates have whole seconds: a Last-Modified equal to the seconds of
+/// the recorded time (nginx serving the very file the sidecar was built
+/// from) is that time. Any other (an upload's time) differs, and the
+/// content decides: a gzip archive's member trailers at once, a plain
+/// object by one re-read, remembered for this URL and version.
+fn source_stat(src: &RemoteSource, sb: &Superblock) -> SourceStat {
+    let id = src.identity();
+    let fp = &sb.fingerprint;
+    let mtime = if id.last_modified == fp.mtime_sec {
+        (fp.mtime_sec, fp.mtime_nsec)
+    } else {
+        (id.last_modified, 0)
+    };
+    let version = match &id.etag {
+        Some(e) => format!("etag {e}"),
+        None => format!("last-modified {}", id.last_modified),
+    };
+    SourceStat {
+        mtime: Some(mtime),
+        memo: Some(Memo::for_object(src.url(), &version, id.size)),
+    }
 }
 
 /// Opens the sidecar `side` together with `src` when both are remote and
@@ -180,6 +219,9 @@ fn shipped(src_loc: &Location) -> Result<Location> {
 enum Found {
     /// A fresh index.
     Fresh(Index),
+    /// An index whose source differs from the fingerprint only in its
+    /// modification time: its content decides ([`Index::verify_content`]).
+    Unverified(Index, PathBuf),
     /// An index whose source changed (or grew) since it was built, and
     /// where it is.
     Stale(Index, PathBuf),
@@ -215,6 +257,9 @@ fn find(oo: &OpenOptions, p: &Plan) -> Result<(RemoteSource, Found)> {
                     Ok(i) if i.verdict() == Verdict::Unchanged => {
                         return Ok((s, Found::Fresh(i)));
                     }
+                    Ok(i) if i.verdict() == Verdict::Unverified => {
+                        return Ok((s, Found::Unverified(i, c.clone())));
+                    }
                     Ok(i) => stale = Some(i),
                     // Ours to replace: rebuilt if nothing better is found.
                     Err(_) => {}
@@ -243,6 +288,7 @@ fn find(oo: &OpenOptions, p: &Plan) -> Result<(RemoteSource, Found)> {
                     let index = bind(&s, Box::new(side), cb)?;
                     match classify(s, index) {
                         (s, Found::Stale(i, _)) => Ok((s, Found::Stale(i, build_at()?))),
+                        (s, Found::Unverified(i, _)) => Ok((s, Found::Unverified(i, build_at()?))),
                         other => Ok(other),
                     }
                 }
@@ -252,11 +298,11 @@ fn find(oo: &OpenOptions, p: &Plan) -> Result<(RemoteSource, Found)> {
 }
 
 fn classify(src: RemoteSource, index: Index) -> (RemoteSource, Found) {
-    if index.verdict() == Verdict::Unchanged {
-        (src, Found::Fresh(index))
-    } else {
-        let at = index.sidecar_path().to_path_buf();
-        (src, Found::Stale(index, at))
+    let at = index.sidecar_path().to_path_buf();
+    match index.verdict() {
+        Verdict::Unchanged => (src, Found::Fresh(index)),
+        Verdict::Unverified => (src, Found::Unverified(index, at)),
+        _ => (src, Found::Stale(index, at)),
     }
 }
 
@@ -265,7 +311,7 @@ fn classify(src: RemoteSource, index: Index) -> (RemoteSource, Found) {
 pub(super) fn inspect(oo: &OpenOptions, url: &Path) -> Result<Index> {
     let p = plan(oo, url)?;
     match find(oo, &p)? {
-        (_, Found::Fresh(i)) | (_, Found::Stale(i, _)) => Ok(i),
+        (_, Found::Fresh(i)) | (_, Found::Stale(i, _)) | (_, Found::Unverified(i, _)) => Ok(i),
         (src, Found::Missing(at)) => Err(missing(oo, &src, url, at)?),
     }
 }
@@ -294,7 +340,25 @@ pub(super) fn open(
 ) -> Result<Opened> {
     oo.build.validate()?;
     let p = plan(oo, url)?;
-    let (src, found) = find(oo, &p)?;
+    let (src, mut found) = find(oo, &p)?;
+    if let Found::Unverified(mut index, at) = found {
+        // Only the modification time differs (a transfer never keeps it):
+        // the content decides, as for a local file (one re-read of a plain
+        // object, remembered for this URL and version).
+        found = if oo.force {
+            Found::Fresh(index)
+        } else {
+            index.verify_content(progress)?;
+            if index.verdict() == Verdict::Unchanged {
+                return Ok(Opened {
+                    index,
+                    action: Action::Verified,
+                    warning: None,
+                });
+            }
+            Found::Stale(index, at)
+        };
+    }
     let (at, action) = match found {
         Found::Fresh(index) if !oo.force => {
             return Ok(Opened {
@@ -327,6 +391,7 @@ pub(super) fn open(
             }
             (at, Action::Built)
         }
+        Found::Unverified(..) => unreachable!("decided above"),
     };
     if is_url(&at) {
         // Only an explicit remote sidecar lands here: lidx never uploads.

@@ -137,6 +137,35 @@ pub(super) fn verify(index: &Index, full: bool) -> Result<VerifyReport> {
         ));
     }
 
+    // 2a. Head-first: the root is page 1 and the children of
+    //     the internal pages, taken in page order and each page's in key
+    //     order, are pages 2, 3, ... in turn: breadth-first, the leaves
+    //     last and contiguous.
+    if sb.head_first() {
+        let mut next = 2u64;
+        for id in 1..sb.first_leaf {
+            if levels[id as usize] == 0 {
+                return Err(corrupt(id, "a leaf among the internal pages".into()));
+            }
+            let page = cache.read_uncached(id)?;
+            for (_, _, child) in page.view().sorted_entries() {
+                if child as u64 != next {
+                    return Err(corrupt(
+                        id,
+                        format!("child page {child} where the head-first layout puts page {next}"),
+                    ));
+                }
+                next += 1;
+            }
+        }
+        if sb.height > 1 && next != sb.last_leaf as u64 + 1 {
+            return Err(corrupt(
+                sb.root_page,
+                "the internal pages do not end where the leaves begin".into(),
+            ));
+        }
+    }
+
     // 2b. gzip: every access point decodes (CRC of its pages, its window),
     //     in increasing offset, the first at 0.
     if gzip {
@@ -163,7 +192,7 @@ pub(super) fn verify(index: &Index, full: bool) -> Result<VerifyReport> {
 
     // 3. Optionally: re-scan the source and compare, streaming both sides.
     if full {
-        rescan(index)?;
+        rescan(index, &mut |_, _| {})?;
     }
     Ok(VerifyReport {
         pages: sb.page_count as u64,
@@ -175,7 +204,7 @@ pub(super) fn verify(index: &Index, full: bool) -> Result<VerifyReport> {
 
 /// Re-scans the source with the checkpoint rule and compares each checkpoint
 /// with the leaves, in order, holding one leaf at a time.
-fn rescan(index: &Index) -> Result<()> {
+pub(super) fn rescan(index: &Index, progress: &mut dyn FnMut(u64, u64)) -> Result<()> {
     let sb = index.superblock();
     let cache = index.cache();
     let src = index.source();
@@ -239,6 +268,7 @@ fn rescan(index: &Index) -> Result<()> {
         result = sc.feed(&buf[..got], at, &mut |cp| check(cp, &mut pending));
         last = Some(buf[got - 1]);
         at += got as u64;
+        progress(at, size);
     }
     index.give_buffer(buf);
     result?;

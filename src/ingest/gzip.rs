@@ -443,7 +443,6 @@ fn run_tolerant(
         id += 1;
         at += n as u64;
     }
-    sb.version_minor = format::VERSION_MINOR_GZIP;
     let sb_damage = damage;
     sb.incompat_features |= format::INCOMPAT_GZIP;
     sb.source_kind = format::SOURCE_KIND_GZIP;

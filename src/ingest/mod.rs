@@ -6,9 +6,12 @@
 //! its first bytes what a source holds (gzip, another compression format,
 //! text), and [`mod@gzip`] indexes a gzip source's text. Reads are `pread`s of a
 //! fixed reused buffer ([`BUFFER_SIZE`], chosen by measurement; see
-//! `benches/README.md`); memory is that buffer plus one node per tree level,
-//! whatever the source size. Extension of a grown source copies the old
-//! checkpoints and resumes the scan at the last one.
+//! `benches/README.md`); memory is that buffer, one leaf, and 16 bytes per
+//! leaf for the internal nodes, which are written at the end, before the
+//! leaves (the head-first layout, spec R-63; about 1 MiB for a 1 TB source
+//! at the default spacing). Extension of a grown source copies the old
+//! checkpoints, from a sidecar of any layout, and resumes the scan at the
+//! last one.
 
 pub mod build;
 pub mod fingerprint;
@@ -164,7 +167,7 @@ pub(crate) fn finish(
         version_minor: format::VERSION_MINOR,
         page_size: opts.page_size,
         incompat_features: 0,
-        compat_features: 0,
+        compat_features: format::COMPAT_HEAD_FIRST,
         key_kind: format::KEY_KIND_LINE_OFFSET,
         source_kind: format::SOURCE_KIND_PLAIN,
         line_count,
@@ -176,6 +179,7 @@ pub(crate) fn finish(
         page_count: shape.page_count,
         first_leaf: shape.first_leaf,
         last_leaf: shape.last_leaf,
+        head_pages: shape.head_pages,
         fingerprint,
         source_name: name[..name.len().min(format::SOURCE_NAME_MAX)].to_vec(),
         gzip: format::GzipFields::default(),
@@ -184,6 +188,9 @@ pub(crate) fn finish(
 
 /// Pushes the checkpoints of the verified sidecar `old` (read through
 /// `cache`) into a new tree builder; returns it and the last checkpoint.
+/// Any layout will do: the leaves are the leaf pages of
+/// `first_leaf..=last_leaf`, in key order; internal pages among them,
+/// as in sidecars of format 1.0 and 1.1, are skipped.
 pub(crate) fn copy_checkpoints(
     old: &Superblock,
     cache: &PageCache,

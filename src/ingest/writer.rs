@@ -1,5 +1,6 @@
 //! Crash-safe sidecar writing: temp file in the target directory, pages
-//! appended through a buffer, superblock last, fsync, rename, fsync dir.
+//! written through a buffer (and read back and moved by the tree builder,
+//! all within the temp file), superblock last, fsync, rename, fsync dir.
 //!
 //! A crash at any moment leaves either the previous sidecar or the new
 //! complete one under the final name; at worst a `.NAME.tmp-PID-N` file is
@@ -9,21 +10,26 @@
 use super::build::PageSink;
 use crate::error::{Error, Result};
 use std::fs::{File, OpenOptions};
-use std::io::{BufWriter, Write};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 
-/// A sidecar being written under a temporary name.
+/// A sidecar being written under a temporary name. Pages are written with
+/// positional writes; consecutive ones are gathered in a buffer first.
 #[derive(Debug)]
 pub struct AtomicFile {
-    out: BufWriter<File>,
+    file: File,
+    /// Pages not yet written, consecutive from page `buf_first`.
+    buf: Vec<u8>,
+    buf_first: u32,
+    page_size: usize,
     tmp: PathBuf,
     dest: PathBuf,
-    page_size: usize,
-    next_id: u32,
     done: bool,
 }
+
+/// Bytes gathered before a write.
+const WRITE_BUFFER: usize = 1 << 16;
 
 static COUNTER: AtomicU32 = AtomicU32::new(0);
 
@@ -52,32 +58,43 @@ impl AtomicFile {
         let n = COUNTER.fetch_add(1, Ordering::Relaxed);
         let tmp = temp_path(dest, std::process::id(), n);
         let file = OpenOptions::new()
+            .read(true)
             .write(true)
             .create_new(true)
             .open(&tmp)
             .map_err(|e| Error::io("create", &tmp, e))?;
-        let mut f = AtomicFile {
-            out: BufWriter::with_capacity(1 << 16, file),
+        let mut buf = Vec::with_capacity(WRITE_BUFFER.max(page_size as usize));
+        // Page 0 is a placeholder until the superblock is written.
+        buf.resize(page_size as usize, 0);
+        Ok(AtomicFile {
+            file,
+            buf,
+            buf_first: 0,
+            page_size: page_size as usize,
             tmp,
             dest: dest.to_path_buf(),
-            page_size: page_size as usize,
-            next_id: 1,
             done: false,
-        };
-        let zero = vec![0u8; f.page_size];
-        f.out
-            .write_all(&zero)
-            .map_err(|e| Error::io("write", &f.tmp, e))?;
-        Ok(f)
+        })
+    }
+
+    /// Writes the gathered pages out.
+    fn flush(&mut self) -> Result<()> {
+        let page_size = self.page_size;
+        if !self.buf.is_empty() {
+            self.file
+                .write_all_at(&self.buf, self.buf_first as u64 * page_size as u64)
+                .map_err(|e| Error::io("write", &self.tmp, e))?;
+            self.buf_first += (self.buf.len() / page_size) as u32;
+            self.buf.clear();
+        }
+        Ok(())
     }
 
     /// Writes the superblock page, fsyncs, renames into place, fsyncs the
     /// directory.
     pub fn commit(mut self, superblock: &[u8]) -> Result<()> {
-        self.out
-            .flush()
-            .map_err(|e| Error::io("write", &self.tmp, e))?;
-        let file = self.out.get_ref();
+        self.flush()?;
+        let file = &self.file;
         file.write_all_at(superblock, 0)
             .map_err(|e| Error::io("write", &self.tmp, e))?;
         file.sync_all()
@@ -95,12 +112,30 @@ impl AtomicFile {
 }
 
 impl PageSink for AtomicFile {
-    fn write_page(&mut self, id: u32, bytes: &[u8]) -> Result<()> {
-        assert_eq!(id, self.next_id, "pages must be written in order");
-        self.next_id += 1;
-        self.out
-            .write_all(bytes)
-            .map_err(|e| Error::io("write", &self.tmp, e))
+    fn write_pages(&mut self, id: u32, page_size: usize, pages: &[u8]) -> Result<()> {
+        assert_eq!(page_size, self.page_size, "pages of the sidecar's size");
+        let gathered = (self.buf.len() / page_size) as u32;
+        if id != self.buf_first + gathered || self.buf.len() + pages.len() > WRITE_BUFFER {
+            self.flush()?;
+            self.buf_first = id;
+        }
+        if pages.len() >= WRITE_BUFFER {
+            self.file
+                .write_all_at(pages, id as u64 * page_size as u64)
+                .map_err(|e| Error::io("write", &self.tmp, e))?;
+            self.buf_first = id + (pages.len() / page_size) as u32;
+        } else {
+            self.buf.extend_from_slice(pages);
+        }
+        Ok(())
+    }
+
+    fn read_pages(&mut self, id: u32, page_size: usize, pages: &mut [u8]) -> Result<()> {
+        assert_eq!(page_size, self.page_size, "pages of the sidecar's size");
+        self.flush()?;
+        self.file
+            .read_exact_at(pages, id as u64 * page_size as u64)
+            .map_err(|e| Error::io("read", &self.tmp, e))
     }
 }
 
@@ -143,5 +178,63 @@ fn remove_stale_temps(dest: &Path) {
         if pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
             let _ = std::fs::remove_file(entry.path());
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Pages appended, read back, written over and past the end (as the
+    /// tree builder moves its leaves) land where their numbers say, with
+    /// page 0 zero until the superblock is committed.
+    #[test]
+    fn positional_pages() {
+        let dir = tempfile::tempdir().unwrap();
+        let dest = dir.path().join("t.lidx");
+        let p = 512usize;
+        let page = |b: u8| vec![b; p];
+        let mut f = AtomicFile::create(&dest, p as u32).unwrap();
+        for id in 1..=3u32 {
+            f.write_page(id, &page(id as u8)).unwrap();
+        }
+        let mut back = vec![0u8; 2 * p];
+        f.read_pages(2, p, &mut back).unwrap();
+        assert_eq!(back, [page(2), page(3)].concat());
+        // Past the end, leaving a gap that is filled next.
+        f.write_pages(5, p, &[page(13), page(14)].concat()).unwrap();
+        f.write_page(4, &page(12)).unwrap();
+        // Over earlier pages, then appending again.
+        f.write_page(1, &page(21)).unwrap();
+        f.write_page(7, &page(7)).unwrap();
+        let mut big = vec![0u8; WRITE_BUFFER];
+        big.fill(8);
+        f.write_pages(8, p, &big).unwrap();
+        let n = (WRITE_BUFFER / p) as u8;
+        f.write_page(8 + n as u32, &page(9)).unwrap();
+        let temp = f.tmp.clone();
+        let on_disk = std::fs::read(&temp).unwrap();
+        assert!(on_disk.len() <= (9 + n as usize) * p);
+        assert!(on_disk[..p].iter().all(|&b| b == 0));
+        let mut sb = vec![0u8; p];
+        sb[0] = 0xaa;
+        f.commit(&sb).unwrap();
+        let got = std::fs::read(&dest).unwrap();
+        let mut want = [
+            sb,
+            page(21),
+            page(2),
+            page(3),
+            page(12),
+            page(13),
+            page(14),
+            page(7),
+        ]
+        .concat();
+        want.extend_from_slice(&big);
+        want.extend(page(9));
+        assert_eq!(got.len(), want.len());
+        assert!(got == want);
+        assert!(!temp.exists());
     }
 }

@@ -841,8 +841,8 @@ fn flip(path: &Path, at: usize) {
     std::fs::write(path, b).unwrap();
 }
 
-/// A file whose sidecar (spacing 1, page 4096) has several leaves: page 1
-/// is the first leaf, the root is the last page.
+/// A file whose sidecar (spacing 1, page 4096) has several leaves: the
+/// root is page 1 and the leaves follow it (the head-first layout).
 fn multi_page(dir: &Path) -> (PathBuf, PathBuf, Model) {
     let path = dir.join("multi.txt");
     let mut rng = Rng::new(31);
@@ -886,14 +886,16 @@ fn corrupt_sidecars_exit_2_naming_the_sidecar() {
         );
     };
     let restore = || std::fs::write(&side, &fresh).unwrap();
+    let sb = lidx::read_superblock(&side).unwrap();
+    assert_eq!((sb.root_page, sb.first_leaf), (1, 2));
 
-    // Page 1, the first leaf: every query that needs it.
-    flip(&side, 4096 + 123);
-    expect_2(&["lines", p, "1"], "page 1");
-    expect_2(&["line-at", p, "0"], "page 1");
-    expect_2(&["lines", p, "1:3"], "page 1");
-    expect_2(&["verify", p], "page 1");
-    // A query that does not touch page 1 still answers, and right.
+    // Page 2, the first leaf: every query that needs it.
+    flip(&side, 2 * 4096 + 123);
+    expect_2(&["lines", p, "1"], "page 2");
+    expect_2(&["line-at", p, "0"], "page 2");
+    expect_2(&["lines", p, "1:3"], "page 2");
+    expect_2(&["verify", p], "page 2");
+    // A query that does not touch page 2 still answers, and right.
     let o = lidx(["lines", p, &m.line_count().to_string()]);
     assert_eq!(
         o.stdout,
@@ -902,9 +904,9 @@ fn corrupt_sidecars_exit_2_naming_the_sidecar() {
     // The damaged sidecar was not replaced.
     assert_ne!(std::fs::read(&side).unwrap(), fresh);
 
-    // The root page (the last one).
+    // The root page (page 1).
     restore();
-    flip(&side, fresh.len() - 4096 + 20);
+    flip(&side, 4096 + 20);
     expect_2(&["count", p], "root");
     expect_2(&["lines", p, "5"], "root");
 
@@ -1028,8 +1030,8 @@ fn info_and_info_json() {
         format!("pages:        {pages} x 4096 bytes\n"),
         format!("tree height:  {height}\n"),
         "spacing:      64 bytes\n".to_string(),
-        "format:       v1.0\n".to_string(),
-        "fresh:        yes\n".to_string(),
+        "format:       v1.2\n".to_string(),
+        "fresh:        yes (size, modification time, head and tail as indexed)\n".to_string(),
     ] {
         assert!(text.contains(&want), "missing {want:?} in\n{text}");
     }
@@ -1048,7 +1050,7 @@ fn info_and_info_json() {
         ("page_size", "4096".into()),
         ("height", height.to_string()),
         ("spacing", "64".into()),
-        ("version", "1.0".into()),
+        ("version", "1.2".into()),
         ("fresh", "true".into()),
     ] {
         assert_eq!(json_field(&json, k), v, "{k} in {json}");
@@ -1297,10 +1299,10 @@ fn is_root() -> bool {
 /// who cannot write it: as root (permission bits do not stop root), lidx
 /// runs as uid/gid 65534 via `setpriv`; otherwise the directory is 0555.
 /// `$XDG_CACHE_HOME` points to a directory that user can write.
-struct ReadOnlyDir {
+pub struct ReadOnlyDir {
     top: tempfile::TempDir,
-    src_dir: PathBuf,
-    cache: PathBuf,
+    pub src_dir: PathBuf,
+    pub cache: PathBuf,
     prefix: Vec<OsString>,
     bin: PathBuf,
     root: bool,
@@ -1308,7 +1310,7 @@ struct ReadOnlyDir {
 
 impl ReadOnlyDir {
     /// `None` (with the reason printed) when neither way works here.
-    fn new(test: &str) -> Option<ReadOnlyDir> {
+    pub fn new(test: &str) -> Option<ReadOnlyDir> {
         use std::os::unix::fs::PermissionsExt;
         let root = is_root();
         let top = tempfile::Builder::new()
@@ -1376,7 +1378,7 @@ impl ReadOnlyDir {
     }
 
     /// Runs `f` while the test's own user may write the source directory.
-    fn as_owner<R>(&self, f: impl FnOnce() -> R) -> R {
+    pub fn as_owner<R>(&self, f: impl FnOnce() -> R) -> R {
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&self.src_dir, std::fs::Permissions::from_mode(0o755)).unwrap();
         let r = f();
@@ -1385,7 +1387,7 @@ impl ReadOnlyDir {
     }
 
     /// Runs lidx as the user who may not write the source directory.
-    fn run(&self, args: &[&str]) -> Out {
+    pub fn run(&self, args: &[&str]) -> Out {
         let mut cmd = if self.prefix.is_empty() {
             Command::new(&self.bin)
         } else {
@@ -1402,7 +1404,7 @@ impl ReadOnlyDir {
 
     /// Where lidx must put the sidecar of `src`: the FNV-1a 64 hash of the
     /// absolute path in hex, a dash, the basename, `.lidx`.
-    fn cache_sidecar(&self, src: &Path) -> PathBuf {
+    pub fn cache_sidecar(&self, src: &Path) -> PathBuf {
         let abs = std::fs::canonicalize(src).unwrap();
         let name = src.file_name().unwrap().to_str().unwrap();
         self.cache.join("lidx").join(format!(
@@ -1411,7 +1413,7 @@ impl ReadOnlyDir {
         ))
     }
 
-    fn write(&self, name: &str, data: &[u8]) -> PathBuf {
+    pub fn write(&self, name: &str, data: &[u8]) -> PathBuf {
         use std::os::unix::fs::PermissionsExt;
         let path = self.src_dir.join(name);
         self.as_owner(|| {

@@ -91,7 +91,18 @@ fn chunk() -> impl Strategy<Value = Vec<u8>> {
     ]
 }
 
-fn check_extensions(initial: &[u8], appends: &[Vec<u8>], spacing: u64, page_size: u32, seed: u64) {
+/// Builds `initial`'s sidecar, then appends each of `appends` in turn and
+/// checks that opening extends it into a fresh build's sidecar. `legacy`:
+/// the first sidecar is put in the layout of 1.0 and 1.1 (internal pages
+/// among the leaves, the root last), as a sidecar written before 1.2.
+fn check_extensions(
+    initial: &[u8],
+    appends: &[Vec<u8>],
+    spacing: u64,
+    page_size: u32,
+    seed: u64,
+    legacy: bool,
+) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("grow.log");
     std::fs::write(&path, initial).unwrap();
@@ -101,7 +112,16 @@ fn check_extensions(initial: &[u8], appends: &[Vec<u8>], spacing: u64, page_size
         .open(&path)
         .unwrap();
     assert_eq!(first.action, Action::Built);
+    let side = first.index.sidecar_path().to_path_buf();
     drop(first);
+    if legacy {
+        let old = crate::legacy::to_legacy(&std::fs::read(&side).unwrap());
+        std::fs::write(&side, &old).unwrap();
+        let o = OpenOptions::new().open(&path).unwrap();
+        assert_eq!(o.action, Action::Opened);
+        assert!(!o.index.superblock().head_first());
+        o.index.verify(true).unwrap();
+    }
     let mut content = initial.to_vec();
     for (step, bytes) in appends.iter().enumerate() {
         append(&path, bytes);
@@ -156,8 +176,9 @@ proptest! {
         spacing in prop_oneof![Just(1u64), 2u64..40, 40u64..2000, Just(1u64 << 40)],
         page_size in prop_oneof![Just(512u32), Just(4096u32)],
         seed: u64,
+        legacy: bool,
     ) {
-        check_extensions(&initial, &appends, spacing, page_size, seed);
+        check_extensions(&initial, &appends, spacing, page_size, seed, legacy);
     }
 }
 
@@ -179,8 +200,82 @@ fn extension_across_tree_heights() {
         lines(800),       // height 3
         tail_long,
     ];
-    check_extensions(&lines(20), &appends, 1, 512, 7);
-    check_extensions(&lines(20), &appends, 64, 512, 8);
+    for legacy in [false, true] {
+        check_extensions(&lines(20), &appends, 1, 512, 7, legacy);
+        check_extensions(&lines(20), &appends, 64, 512, 8, legacy);
+    }
+    // From a legacy tree of height 3 (internal pages between the leaves).
+    check_extensions(&lines(900), &appends[..3], 1, 512, 9, true);
+}
+
+/// A sidecar written before 1.2 (the 1.0 layout: the root last, internal
+/// pages among the leaves) through the binary: `lidx info` says v1.0,
+/// `lidx verify --full` passes, lookups agree with `sed`'s lines, and once
+/// the source has grown, `lidx index` extends it into exactly the 1.2
+/// sidecar a fresh build writes.
+#[test]
+fn old_layout_sidecar_through_the_binary() {
+    use crate::run::{Rules, lidx_with};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("old.log");
+    let content: Vec<u8> = (0..3000)
+        .flat_map(|i| format!("line {i}\n").into_bytes())
+        .collect();
+    std::fs::write(&path, &content).unwrap();
+    let o = OpenOptions::new()
+        .spacing(1)
+        .page_size(512)
+        .open(&path)
+        .unwrap();
+    let side = o.index.sidecar_path().to_path_buf();
+    drop(o);
+    let old = crate::legacy::to_legacy(&std::fs::read(&side).unwrap());
+    let sb = lidx::format::Superblock::decode(&old[..256]).unwrap();
+    assert_eq!(sb.height, 3);
+    assert_eq!(sb.root_page + 1, sb.page_count, "the root last");
+    std::fs::write(&side, &old).unwrap();
+    // `lidx COMMAND FILE ARGS...`
+    let run = |command: &str, args: &[&str]| {
+        let mut a: Vec<std::ffi::OsString> = vec![command.into(), path.clone().into_os_string()];
+        a.extend(args.iter().map(|s| s.into()));
+        lidx_with(a, Rules::SILENT_ERROR)
+    };
+    let info = run("info", &[]);
+    assert_eq!(info.code, 0, "{info:?}");
+    assert!(
+        info.stdout_str().contains("format:       v1.0\n"),
+        "{info:?}"
+    );
+    let v = run("verify", &["--full"]);
+    assert_eq!(v.code, 0, "{v:?}");
+    assert!(
+        v.stdout_str().contains("every checkpoint re-scanned"),
+        "{v:?}"
+    );
+    let l = run("lines", &["1234"]);
+    assert_eq!((l.code, l.stdout_str()), (0, "line 1233\n".to_string()));
+    assert_eq!(
+        std::fs::read(&side).unwrap(),
+        old,
+        "reading changed nothing"
+    );
+    append(&path, b"line 3000\nline 3001\n");
+    content_after_growth(&path, &side, &content);
+}
+
+fn content_after_growth(path: &Path, side: &Path, before: &[u8]) {
+    use crate::run::{Rules, lidx_with};
+    let mut a: Vec<std::ffi::OsString> = vec!["index".into()];
+    a.push(path.as_os_str().to_owned());
+    let o = lidx_with(a, Rules::SILENT_ERROR);
+    assert_eq!(o.code, 0, "{o:?}");
+    let got = std::fs::read(side).unwrap();
+    let mut grown = before.to_vec();
+    grown.extend_from_slice(b"line 3000\nline 3001\n");
+    let want = fresh_sidecar(&grown, "old.log", 1, 512);
+    assert_same_sidecar(&got, &want, "extended from the 1.0 layout");
+    let sb = lidx::format::Superblock::decode(&got[..256]).unwrap();
+    assert!(sb.head_first() && sb.version_minor == 2);
 }
 
 /// An `Index` keeps answering for the bytes it indexed while its source
@@ -212,7 +307,9 @@ fn open_index_ignores_later_growth() {
 }
 
 /// A rewritten source (same size, other bytes; shorter; longer with a
-/// changed head) is rebuilt, never extended, and answers match the model.
+/// changed head) is rebuilt, never extended; the same bytes with a new
+/// modification time are re-read once and kept (spec R-43); answers match
+/// the model either way.
 #[test]
 fn rewritten_sources_are_rebuilt() {
     let dir = tempfile::tempdir().unwrap();
@@ -235,14 +332,22 @@ fn rewritten_sources_are_rebuilt() {
         let t = std::time::SystemTime::now() + std::time::Duration::from_secs(what.len() as u64);
         f.set_modified(t).unwrap();
         drop(f);
+        let kept = what == "same size, same bytes";
         let strict = Index::open(&path);
         assert!(
-            matches!(strict, Err(lidx::Error::Stale { .. })),
+            if kept {
+                strict.is_ok()
+            } else {
+                matches!(strict, Err(lidx::Error::Stale { .. }))
+            },
             "{what}: strict open gave {strict:?}"
         );
         let o = OpenOptions::new().open(&path).unwrap();
         let expect = if what == "grown from empty" {
             Action::Extended
+        } else if kept {
+            // The strict open above re-read it and remembered that.
+            Action::Opened
         } else {
             Action::Rebuilt(Verdict::Rewritten)
         };

@@ -1236,7 +1236,8 @@ fn damage_under_a_fresh_sidecar_is_never_wrong_lines() {
 
 /// An archive that grew by appended members (`gzip >> app.log.gz`) is
 /// extended, not rebuilt, and the result equals a fresh build page for
-/// page; appending to an unterminated last line and an empty member work.
+/// page; appending to an unterminated last line and an empty member work,
+/// and so does extending a sidecar written by 1.1 (every other step).
 #[test]
 fn appended_members_extend_to_a_fresh_build() {
     use lidx::{Action, OpenOptions};
@@ -1299,6 +1300,12 @@ fn appended_members_extend_to_a_fresh_build() {
             a[4096..] == b[4096..],
             "part {k}: node, access-point and blob pages differ"
         );
+        // Every other extension starts from a sidecar in the layout of 1.1
+        // (the root last, internal pages among the leaves).
+        if k % 2 == 1 {
+            let old = crate::legacy::to_legacy(&a);
+            std::fs::write(dir.path().join("grow.log.gz.lidx"), old).unwrap();
+        }
     }
 }
 
@@ -2166,8 +2173,8 @@ fn plain_indexes_files_that_start_with_the_gzip_magic() {
     check_plain(&path, bytes, "magic.txt");
     let o = lidx(args(&["info"], &path));
     assert!(
-        o.stdout_str().contains("format:       v1.0\n"),
-        "{}",
+        o.stdout_str().contains("format:       v1.2\n") && !o.stdout_str().contains("gzip:"),
+        "a plain sidecar: {}",
         o.stdout_str()
     );
 

@@ -3,7 +3,8 @@
 //! - [`oracle`]: the naive model (split the file on `\n`) and the checker
 //!   that asks an `Index` everything and compares.
 //! - [`props`]: property tests and edge-case tables against the model.
-//! - [`extend`]: incremental extension equals a fresh build, byte for byte.
+//! - [`extend`]: incremental extension equals a fresh build, byte for byte,
+//!   from sidecars of 1.2 and of the 1.0/1.1 layout ([`legacy`]).
 //! - [`big`]: offsets above 4 GiB; lookup cost bounded by the spacing.
 //! - [`threads`]: one `Index` shared by 8 threads under a tiny cache.
 //! - [`sidecar`]: damaged sidecars are errors, never wrong answers.
@@ -37,11 +38,14 @@ mod extend;
 mod flips;
 mod grep;
 mod gz;
+#[path = "../support/legacy.rs"]
+mod legacy;
 mod oracle;
 mod props;
 #[cfg(feature = "remote")]
 mod remote;
 mod rgsuite;
 mod run;
+mod ship;
 mod sidecar;
 mod threads;

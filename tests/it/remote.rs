@@ -125,6 +125,22 @@ impl Nginx {
         std::fs::rename(&tmp, self.www.join(name)).unwrap();
     }
 
+    /// Puts `data` at `name` and builds its sidecar in place with `args`
+    /// (so the sidecar records the served file's modification time, as
+    /// when a directory of archives and their sidecars is published);
+    /// returns the sidecar's size.
+    pub fn ship(&self, name: &str, data: &[u8], args: &[&str]) -> u64 {
+        self.put(name, data);
+        let f = self.www.join(name);
+        let mut all: Vec<std::ffi::OsString> = vec!["index".into(), f.into(), "-q".into()];
+        all.extend(args.iter().map(|a| a.into()));
+        let o = run::lidx_with(all, Rules::SILENT_ERROR);
+        assert_eq!(o.code, 0, "{}", o.stderr);
+        std::fs::metadata(self.www.join(format!("{name}.lidx")))
+            .unwrap()
+            .len()
+    }
+
     /// Access-log lines since the last call.
     pub fn hits(&self) -> Vec<Hit> {
         self.hits_at_least(0)
@@ -462,11 +478,19 @@ fn gzip(data: &[u8]) -> Vec<u8> {
     e.finish().unwrap()
 }
 
-/// A sidecar built by the binary for `data` named `name`, with `args`.
+/// A sidecar built by the binary for `data` named `name`, with `args`, in
+/// another directory (as a publisher builds one before uploading).
 fn sidecar(name: &str, data: &[u8], args: &[&str]) -> Vec<u8> {
     let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join(name);
     std::fs::write(&f, data).unwrap();
+    // Built elsewhere, long before the upload: the object's Last-Modified
+    // is not the modification time the sidecar records.
+    std::fs::File::options()
+        .write(true)
+        .open(&f)
+        .and_then(|h| h.set_modified(std::time::UNIX_EPOCH + Duration::from_secs(1_000_000_000)))
+        .unwrap();
     let o = run::lidx_with(
         [OsStrArg::from("index"), f.clone().into(), "-q".into()]
             .into_iter()
@@ -582,16 +606,8 @@ fn nginx_every_command_plain_and_gzip_with_shipped_sidecars() {
     let data = text(1, 30_000);
     let m = Model::new(data.clone());
     let gz = gzip(&data);
-    ng.put("app.log", &data);
-    ng.put(
-        "app.log.lidx",
-        &sidecar("app.log", &data, &["--spacing", "1024"]),
-    );
-    ng.put("app.log.gz", &gz);
-    ng.put(
-        "app.log.gz.lidx",
-        &sidecar("app.log.gz", &gz, &["--spacing", "1024", "--span", "65536"]),
-    );
+    ng.ship("app.log", &data, &["--spacing", "1024"]);
+    ng.ship("app.log.gz", &gz, &["--spacing", "1024", "--span", "65536"]);
     every_command(&ng.url("app.log"), &m, &[], cache.path(), "plain");
     every_command(&ng.url("app.log.gz"), &m, &[], cache.path(), "gzip");
     // The shipped sidecars were used: nothing was built, nothing uploaded.
@@ -703,14 +719,12 @@ fn nginx_cold_goto_round_trips() {
             vec!["--spacing", "256", "--span", "32768"],
         ),
     ] {
-        ng.put(name, &bytes);
-        let side = sidecar(name, &bytes, &args);
-        ng.put(&format!("{name}.lidx"), &side);
+        let side_len = ng.ship(name, &bytes, &args);
         // v1.0/v1.1 sidecars keep the root (and the access points) after
         // the leaves: when they lie past the first 64 KiB, opening reads
         // them in a second round trip. A layout that puts them first
         // (v1.2) has no such round trip.
-        let head_holds_all = side.len() <= 64 << 10;
+        let head_holds_all = side_len <= 64 << 10;
         for line in [m.line_count() - 7, m.line_count() / 2, 3] {
             let cache = tempfile::tempdir().unwrap();
             ng.hits();
@@ -765,13 +779,8 @@ fn nginx_grep_fetches_chunks_in_order_with_bounded_memory() {
     let data = text(5, 80_000);
     let m = Model::new(data.clone());
     let gz = gzip(&data);
-    ng.put("g.log", &data);
-    ng.put("g.log.lidx", &sidecar("g.log", &data, &[]));
-    ng.put("g.log.gz", &gz);
-    ng.put(
-        "g.log.gz.lidx",
-        &sidecar("g.log.gz", &gz, &["--span", "65536"]),
-    );
+    ng.ship("g.log", &data, &[]);
+    ng.ship("g.log.gz", &gz, &["--span", "65536"]);
     let n = m.line_count();
     for name in ["g.log", "g.log.gz"] {
         for j in ["1", "4"] {
@@ -838,6 +847,37 @@ fn s3_moto_every_command_and_a_built_sidecar() {
         cache.path(),
         "s3 built",
     );
+    // A plain object shipped with a sidecar built elsewhere: its upload
+    // time is not the file's modification time, so the first query reads
+    // it once to check its content (spec §6.3), and later ones remember
+    // that for this URL and ETag.
+    s3.put("logs", "shipped/app.log", &data);
+    s3.put(
+        "logs",
+        "shipped/app.log.lidx",
+        &sidecar("app.log", &data, &[]),
+    );
+    let url = "s3://logs/shipped/app.log";
+    let mut stats_env = env.clone();
+    stats_env.push(("LIDX_REMOTE_STATS", "1".into()));
+    let want = m.render(&(4..5), false);
+    let o = lidx_env(
+        &["lines", url, "5"],
+        &stats_env,
+        cache.path(),
+        Rules::SILENT_ERROR,
+    );
+    assert_eq!(o.stdout, want, "{}", o.stderr);
+    assert!(o.stderr.contains("verified"), "{}", o.stderr);
+    assert!(stats(&o).1 >= data.len() as u64, "{}", o.stderr);
+    let o = lidx_env(
+        &["lines", url, "5"],
+        &stats_env,
+        cache.path(),
+        Rules::SILENT_ERROR,
+    );
+    assert_eq!(o.stdout, want, "{}", o.stderr);
+    assert!(stats(&o).1 < data.len() as u64 / 2, "{}", o.stderr);
     // A missing object and a missing bucket: one line naming the URL.
     for url in ["s3://logs/none.log", "s3://nobucket/x.log"] {
         let o = lidx_env(&["count", url], &env, cache.path(), Rules::SILENT_ERROR);
@@ -855,8 +895,7 @@ fn library_on_a_url_and_remote_reads_from_threads() {
     let data = text(7, 20_000);
     let m = Model::new(data.clone());
     let gz = gzip(&data);
-    ng.put("lib.log.gz", &gz);
-    ng.put("lib.log.gz.lidx", &sidecar("lib.log.gz", &gz, &[]));
+    ng.ship("lib.log.gz", &gz, &[]);
     let opened = lidx::OpenOptions::new()
         .sidecar(ng.url("lib.log.gz.lidx"))
         .refresh(false)
@@ -931,13 +970,8 @@ fn faults_are_retried_or_one_line_naming_the_url() {
     let data = text(8, 20_000);
     let m = Model::new(data.clone());
     let gz = gzip(&data);
-    ng.put("f.log", &data);
-    ng.put("f.log.lidx", &sidecar("f.log", &data, &[]));
-    ng.put("f.log.gz", &gz);
-    ng.put(
-        "f.log.gz.lidx",
-        &sidecar("f.log.gz", &gz, &["--span", "65536"]),
-    );
+    ng.ship("f.log", &data, &[]);
+    ng.ship("f.log.gz", &gz, &["--span", "65536"]);
     let env = [
         ("LIDX_TIMEOUT", "1".to_string()),
         ("LIDX_RETRIES", "2".to_string()),
@@ -990,11 +1024,7 @@ fn replaced_object_is_an_error() {
     let Some(ng) = Nginx::start() else { return };
     let data = text(9, 60_000);
     let m = Model::new(data.clone());
-    ng.put("r.log", &data);
-    ng.put(
-        "r.log.lidx",
-        &sidecar("r.log", &data, &["--spacing", "4096"]),
-    );
+    ng.ship("r.log", &data, &["--spacing", "4096"]);
     let www = ng.www.clone();
     let mut other = data.clone();
     other.reverse();
