@@ -1701,6 +1701,7 @@ fn fingerprint_table() {
         let stat = lidx::SourceStat {
             mtime: Some(mtime),
             memo: None,
+            remote: false,
         };
         let mut index = Index::from_parts_with(
             Box::new(MemSource::new(now.clone())),

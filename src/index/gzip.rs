@@ -16,6 +16,8 @@ use std::sync::Arc;
 pub struct SidecarAps {
     file: Arc<dyn ReadAt>,
     sb: Superblock,
+    /// The first record has been checked to be at offset 0.
+    first_checked: std::sync::atomic::AtomicBool,
     /// Recently read access-point pages, checked.
     recent: Mutex<VecDeque<CheckedPage>>,
 }
@@ -32,6 +34,7 @@ impl SidecarAps {
         SidecarAps {
             file,
             sb: sb.clone(),
+            first_checked: std::sync::atomic::AtomicBool::new(false),
             recent: Mutex::new(VecDeque::with_capacity(RECENT_AP_PAGES)),
         }
     }
@@ -87,7 +90,32 @@ impl SidecarAps {
         self.sb.gzip.ap_first_page + (i / fmt::records_per_page(self.sb.page_size)) as u32
     }
 
+    /// Checks that the first access point is at offset 0, once.
+    pub(crate) fn check_first(&self) -> Result<()> {
+        if self
+            .first_checked
+            .load(std::sync::atomic::Ordering::Relaxed)
+        {
+            return Ok(());
+        }
+        if self.raw_record(0)?.uncomp != 0 {
+            return Err(self.corrupt(
+                self.sb.gzip.ap_first_page,
+                "the first access point is not at offset 0",
+            ));
+        }
+        self.first_checked
+            .store(true, std::sync::atomic::Ordering::Relaxed);
+        Ok(())
+    }
+
     pub(crate) fn record(&self, i: usize) -> Result<ApRecord> {
+        self.check_first()?;
+        self.raw_record(i)
+    }
+
+    /// Record `i`, checked on its own but not against record 0.
+    fn raw_record(&self, i: usize) -> Result<ApRecord> {
         let id = self.page_of(i);
         let (page, n) = self.ap_page(id)?;
         let k = i % fmt::records_per_page(self.sb.page_size);
@@ -264,18 +292,85 @@ impl AccessPoints for SidecarAps {
 }
 
 /// The text of gzip source `gz` as described by sidecar `file`.
+///
+/// `check_now`: check the first access point now (the reference's open,
+/// R-54), or at the first lookup that reads access points (a remote
+/// sidecar, whose open reads as little as it may).
 pub fn text(
     gz: Box<dyn ReadAt>,
     file: Arc<dyn ReadAt>,
     sb: &Superblock,
     cache_bytes: usize,
+    check_now: bool,
 ) -> Result<GzText<SidecarAps>> {
     let aps = SidecarAps::new(file, sb);
-    if aps.offset(0)? != 0 {
-        return Err(aps.corrupt(
-            sb.gzip.ap_first_page,
-            "the first access point is not at offset 0",
-        ));
+    if check_now {
+        aps.check_first()?;
     }
     GzText::new(gz, aps, sb.gzip.text_len, sb.gzip.span as u64, cache_bytes)
+}
+
+/// Where a remote gzip sidecar's access points lie, to announce the pages
+/// a lookup will need before it descends the tree: the page of record 0
+/// (checked at first use) and the pages around the record that the
+/// target's share of the text makes likely (access points are about
+/// evenly spread over the text). A guess: a wrong one costs a round trip,
+/// never an answer.
+pub(crate) struct ApHints {
+    file: Arc<dyn ReadAt>,
+    first_page: u64,
+    pages: u64,
+    per_page: u64,
+    ap_count: u64,
+    text_len: u64,
+    page_size: u64,
+    first_announced: std::sync::atomic::AtomicBool,
+}
+
+impl ApHints {
+    pub(crate) fn new(file: Arc<dyn ReadAt>, sb: &Superblock) -> ApHints {
+        ApHints {
+            file,
+            first_page: sb.gzip.ap_first_page as u64,
+            pages: sb.gzip.ap_pages as u64,
+            per_page: fmt::records_per_page(sb.page_size) as u64,
+            ap_count: sb.gzip.ap_count as u64,
+            text_len: sb.gzip.text_len,
+            page_size: sb.page_size as u64,
+            first_announced: std::sync::atomic::AtomicBool::new(false),
+        }
+    }
+
+    /// Before looking up text offset `offset`.
+    pub(crate) fn for_offset(&self, offset: u64) {
+        if self.text_len == 0 || self.pages == 0 {
+            return;
+        }
+        let guess = (offset as u128 * self.ap_count as u128 / self.text_len as u128) as u64;
+        // A margin of a quarter page either side: the guess's error.
+        let margin = self.per_page / 4;
+        let lo = guess.saturating_sub(margin).min(self.ap_count - 1) / self.per_page;
+        let hi = (guess + margin).min(self.ap_count - 1) / self.per_page;
+        let ps = self.page_size;
+        if !self
+            .first_announced
+            .swap(true, std::sync::atomic::Ordering::Relaxed)
+            && lo > 0
+        {
+            self.file
+                .will_need(self.first_page * ps..(self.first_page + 1) * ps);
+        }
+        self.file
+            .will_need((self.first_page + lo) * ps..(self.first_page + hi + 1) * ps);
+    }
+
+    /// Before looking up line `line` of `lines`: its offset, guessed from
+    /// its share of the lines.
+    pub(crate) fn for_line(&self, line: u64, lines: u64) {
+        if lines > 0 {
+            self.for_offset(
+                (line.min(lines) as u128 * self.text_len as u128 / lines as u128) as u64,
+            );
+        }
+    }
 }

@@ -48,6 +48,9 @@ pub struct Index {
     sb: Superblock,
     cache: PageCache,
     tree: Tree,
+    /// For a remote gzip sidecar: where its access points lie, to
+    /// announce them before a lookup (see [`SourceStat::remote`]).
+    ap_hints: Option<gzip::ApHints>,
     verdict: Verdict,
     /// What a fresh verdict rests on.
     evidence: Option<Evidence>,
@@ -67,6 +70,12 @@ pub struct SourceStat {
     pub mtime: Option<(i64, u32)>,
     /// Identity for [`Evidence::Remembered`].
     pub memo: Option<Memo>,
+    /// The sidecar is read over a network: opening reads as little as it
+    /// may (spec R-54: a gzip sidecar's first access point is checked at
+    /// its first use, not at open), and lookups announce the pages they
+    /// are likely to need next ([`ReadAt::will_need`]), so that they come
+    /// in one round trip with the leaf.
+    pub remote: bool,
 }
 
 impl std::fmt::Debug for Index {
@@ -190,6 +199,7 @@ impl Index {
         let stat = SourceStat {
             mtime: Some(source_mtime),
             memo: None,
+            remote: false,
         };
         Index::from_parts_with(source, sidecar, &stat, cache_bytes)
     }
@@ -258,10 +268,13 @@ impl Index {
                 std::sync::Arc::clone(&sidecar),
                 &sb,
                 cache_bytes,
+                !stat.remote,
             )?)
         } else {
             source
         };
+        let ap_hints =
+            (gz && stat.remote).then(|| gzip::ApHints::new(std::sync::Arc::clone(&sidecar), &sb));
         let cache = PageCache::new(
             Box::new(std::sync::Arc::clone(&sidecar)),
             sb.page_size,
@@ -281,6 +294,7 @@ impl Index {
             sb,
             cache,
             tree,
+            ap_hints,
             verdict,
             evidence,
             memo: stat.memo.clone(),
@@ -438,6 +452,9 @@ impl Index {
     /// lookup only; no source I/O).
     #[inline]
     pub fn checkpoint_for_line(&self, line: u64) -> Result<Checkpoint> {
+        if let Some(h) = &self.ap_hints {
+            h.for_line(line, self.sb.line_count);
+        }
         self.tree.find::<ByLine>(&self.cache, line)
     }
 
@@ -445,6 +462,9 @@ impl Index {
     /// only; no source I/O).
     #[inline]
     pub fn checkpoint_for_offset(&self, offset: u64) -> Result<Checkpoint> {
+        if let Some(h) = &self.ap_hints {
+            h.for_offset(offset);
+        }
         self.tree.find::<ByOffset>(&self.cache, offset)
     }
 

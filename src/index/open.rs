@@ -512,6 +512,7 @@ fn open_source(source: &Path) -> Result<(FileSource, SourceInfo, SourceStat)> {
     let stat = SourceStat {
         mtime: Some(info.mtime),
         memo: fingerprint::Memo::for_file(source, &meta),
+        remote: false,
     };
     Ok((src, info, stat))
 }

@@ -25,7 +25,7 @@
 use super::open::{Action, OpenOptions, Opened, ensure_dir, unsupported, write_sidecar};
 use super::{Index, SourceStat, locate, read_superblock};
 use crate::error::{Error, Result};
-use crate::format::{SOURCE_KIND_GZIP, Superblock};
+use crate::format::Superblock;
 use crate::ingest::fingerprint::{Memo, Verdict};
 use crate::ingest::sniff::{self, Sniffed};
 use crate::ingest::{self, SourceInfo};
@@ -41,10 +41,6 @@ pub const HEAD_PREFETCH: u64 = 64 << 10;
 /// Bytes of the source fetched at each end by its first requests: the
 /// fingerprint's blocks (spec §6.1).
 const FINGERPRINT_BLOCK: u64 = crate::format::FINGERPRINT_BLOCK;
-
-/// Access-point pages fetched at open when they are this many or fewer
-/// (every lookup in a gzip source binary-searches them).
-const AP_PAGES_AT_OPEN: u64 = 64;
 
 /// A sidecar's place: a URL or a local path.
 enum Side {
@@ -101,14 +97,9 @@ fn open_pages(sb: &Superblock) -> Vec<std::ops::Range<u64>> {
             }
         }
     }
-    if sb.source_kind == SOURCE_KIND_GZIP {
-        let g = &sb.gzip;
-        let first = g.ap_first_page as u64 * ps;
-        let n = (g.ap_pages as u64).clamp(1, AP_PAGES_AT_OPEN);
-        if first + n * ps > HEAD_PREFETCH {
-            v.push(first..first + n * ps);
-        }
-    }
+    // A gzip sidecar's access-point pages are announced by each lookup,
+    // together with its leaf (the index's access-point hints): opening
+    // reads none of them.
     v
 }
 
@@ -152,6 +143,7 @@ fn source_stat(src: &RemoteSource, sb: &Superblock) -> SourceStat {
     SourceStat {
         mtime: Some(mtime),
         memo: Some(Memo::for_object(src.url(), &version, id.size)),
+        remote: true,
     }
 }
 
