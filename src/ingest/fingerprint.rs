@@ -193,6 +193,9 @@ pub struct Member {
     pub len: u64,
 }
 
+/// Member trailers announced to the source at once ([`ReadAt::will_need`]).
+const TRAILER_BATCH: usize = 64;
+
 /// The longest member header looked for before a member's data: a header
 /// longer than this (a huge file name or extra field) leaves its
 /// predecessor's trailer unchecked.
@@ -216,11 +219,22 @@ pub fn check_members(gz: &dyn ReadAt, members: &[Member]) -> Result<Option<u64>>
     };
     let mut checked = 0;
     let mut buf = Vec::new();
-    for j in picks {
-        let (prev, next) = (&members[j], &members[j + 1]);
-        let from = next.data_start.saturating_sub(HEADER_LOOKBACK + 8);
-        buf.resize((next.data_start - from) as usize, 0);
-        gz.read_exact_at(&mut buf, from)?;
+    // The bytes before each compared header, announced a batch at a time
+    // (a remote archive fetches a batch in one round trip).
+    let window = |j: usize| {
+        let next = members[j + 1].data_start;
+        next.saturating_sub(HEADER_LOOKBACK + 8)..next
+    };
+    for (k, &j) in picks.iter().enumerate() {
+        if k % TRAILER_BATCH == 0 {
+            for &b in &picks[k..(k + TRAILER_BATCH).min(picks.len())] {
+                gz.will_need(window(b));
+            }
+        }
+        let prev = &members[j];
+        let w = window(j);
+        buf.resize((w.end - w.start) as usize, 0);
+        gz.read_exact_at(&mut buf, w.start)?;
         let Some(h) = header_start(&buf) else {
             continue;
         };
