@@ -16,7 +16,11 @@
 #      curl -s URL | [zcat |] sed -n 'Np;Nq'; outputs checked identical;
 #   2. grep --lines over 1% of the lines in the middle, against
 #      curl -s URL | [zcat |] sed -n 'A,Bp;Bq' | rg (the same output,
-#      checked identical first), with requests, bytes and peak RSS.
+#      checked identical first), with requests, bytes and peak RSS;
+#   3. a shipped pair copied without -p (new modification time): the first
+#      query on the copy (no remembered content check: an empty cache
+#      directory before every run) against the same query on the pair as
+#      indexed, locally and served by nginx.
 # Needs: nginx, hyperfine, curl, gzip, rg, GNU time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -130,3 +134,31 @@ done
 echo
 echo "Cold means no client-side cache: the remote reader's block cache lives in"
 echo "the process, and every run is a new process (the server's page cache is warm)."
+echo
+echo "## 3. A shipped pair copied without -p: the first query (goto line $N)"
+echo
+echo "Every run starts with an empty user cache directory, so the content check"
+echo "of spec R-43 runs each time (nothing remembered)."
+echo
+echo "| source | where | pair as indexed | copy, first query | copy / indexed |"
+echo "|---|---|---:|---:|---:|"
+COPY="$NG/www/copy"
+mkdir -p "$COPY"
+for f in "$T" "$T.lidx" "$T.gz" "$T.gz.lidx"; do cp "$f" "$COPY/"; done
+FRESH="$DIR/xdg-fresh"
+for kind in plain gzip; do
+  if [ $kind = plain ]; then B=$(basename "$T"); else B=$(basename "$T").gz; fi
+  for where in local nginx; do
+    if [ $where = local ]; then O="$T"; [ $kind = gzip ] && O="$T.gz"; C="$COPY/$B"
+    else O="http://127.0.0.1:$PORT/$B"; C="http://127.0.0.1:$PORT/copy/$B"; fi
+    A=$(XDG_CACHE_HOME="$FRESH" "$LIDX" lines "$C" "$N" 2>/dev/null | md5sum)
+    Bs=$("$LIDX" lines "$O" "$N" | md5sum)
+    [ "$A" = "$Bs" ] || { echo "MISMATCH copy vs pair ($kind, $where)"; exit 1; }
+    hfs -N --warmup 2 --runs 15 --prepare "rm -rf $FRESH" "$LIDX lines $O $N" \
+      "env XDG_CACHE_HOME=$FRESH $LIDX lines $C $N"
+    P0=$(median 0); P1=$(median 1)
+    echo "| $kind | $where | $(ms "$P0") | $(ms "$P1") | $(python3 -c "import sys; print(f'{float(sys.argv[1])/float(sys.argv[2]):.2f}')" "$P1" "$P0") |"
+  done
+done
+cmp -s "$T.gz.lidx" "$COPY/$(basename "$T").gz.lidx" && echo && echo "The copied sidecars are unchanged afterwards (cmp)."
+
