@@ -17,19 +17,32 @@
 //! ```
 //!
 //! Layers, each a module, dependencies pointing one way:
-//! - [`mod@format`]: pure encode/decode of the on-disk bytes (superblock, node
+//! - `format`: pure encode/decode of the on-disk bytes (superblock, node
 //!   pages, Eytzinger order). Specified in `format-spec/sidecar-v1.md`.
 //! - [`io`]: positional reads (`pread`), the only place that reads files,
-//!   and [`io::RemoteSource`], the same over a URL (HTTP range requests,
+//!   and `io::RemoteSource`, the same over a URL (HTTP range requests,
 //!   S3, GCS, Azure through `object_store`; its async runtime kept inside).
-//! - [`cache`]: the S3-FIFO page cache with a hard byte budget.
-//! - [`tree`]: B+tree descent, generic over the key column.
-//! - [`ingest`]: the newline scan, the bulk loader, crash-safe writing.
+//! - `cache`: the S3-FIFO page cache with a hard byte budget.
+//! - `tree`: B+tree descent, generic over the key column.
+//! - `ingest`: the newline scan, the bulk loader, crash-safe writing.
 //! - [`Index`]: opening, freshness checks, line/offset queries.
 //! - [`search`]: grep over line ranges, parallel across checkpoints.
-//! - [`gzip`]: gzip sources — a resumable inflater with access points and
-//!   [`gzip::GzText`], the uncompressed text as a [`io::ReadAt`], so every
-//!   query above works on `.gz` files unchanged.
+//! - `gzip`: gzip sources — a resumable inflater with access points and
+//!   the uncompressed text as an [`io::ReadAt`], so every query above works
+//!   on `.gz` files unchanged.
+//!
+//! # The API
+//!
+//! What a program that embeds lidx (a viewer, a tool, the command line in
+//! `cli/`, the C ABI in `capi/`, the Python package in `python/`) uses:
+//! [`Index`] and [`OpenOptions`] (open, build, refresh; every query),
+//! [`LineBuf`] (pages of lines without allocation), [`Follower`] (a
+//! growing file), [`search`] (grep over a line range, pushed to a
+//! [`search::Sink`]), [`io::ReadAt`] (any source: a file, bytes in memory,
+//! a URL), the verdict on a source ([`Verdict`], [`Evidence`]), [`Error`].
+//! The modules `format`, `cache`, `tree`, `ingest` and `gzip` are public
+//! only for this project's tests, fuzz targets and benchmarks: they are
+//! hidden from the documentation and not part of the API.
 //!
 //! # Conventions
 //!
@@ -60,14 +73,19 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+#[doc(hidden)]
 pub mod cache;
 mod error;
+#[doc(hidden)]
 pub mod format;
+#[doc(hidden)]
 pub mod gzip;
 mod index;
+#[doc(hidden)]
 pub mod ingest;
 pub mod io;
 pub mod search;
+#[doc(hidden)]
 pub mod tree;
 
 #[doc(hidden)]

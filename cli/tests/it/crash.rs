@@ -22,7 +22,7 @@
 //!
 //! About 16 s in a debug build on 2 idle cores (the source starts at 28 MiB
 //! and grows to about 55 MB by the appends). The kills per kind and phase
-//! are printed on stderr (`cargo test --test it crash -- --nocapture`).
+//! are printed on stderr (`cargo test -p lidx-cli --test it crash -- --nocapture`).
 
 use crate::oracle::Rng;
 use lidx::{Error, OpenOptions, Verdict};

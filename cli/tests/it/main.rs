@@ -26,7 +26,7 @@
 //! - [`crash`]: `lidx index` killed at random moments leaves the old or a
 //!   complete sidecar.
 //!
-//! Run with `cargo test --test it` (about two minutes in a debug build on
+//! Run with `cargo test -p lidx-cli --test it` (about two minutes in a debug build on
 //! 2 cores; the crash test, the 4 GiB sparse-source scan and `rgsuite`, which
 //! starts some ten thousand processes, are the longest).
 
@@ -38,7 +38,7 @@ mod extend;
 mod flips;
 mod grep;
 mod gz;
-#[path = "../support/legacy.rs"]
+#[path = "../../../tests/support/legacy.rs"]
 mod legacy;
 mod oracle;
 mod props;

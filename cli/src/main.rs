@@ -2,6 +2,9 @@
 //! subcommand, and the policy shared by all of them — 1-based line numbers,
 //! 0-based byte offsets, exit status 0 (output), 1 (nothing: past the end),
 //! 2 (error, one line on stderr naming the file and the problem).
+//!
+//! A face of the `lidx` library like any other program: it uses only the
+//! library's public API.
 
 mod count;
 mod grep;
@@ -253,4 +256,23 @@ pub fn flush(out: &mut impl Write) -> lidx::Result<()> {
 /// Prefixes an out-of-range error with the file name.
 pub fn past_end(file: &Path, e: &Error) -> String {
     format!("lidx: {}: {e}", file.display())
+}
+
+fn main() {
+    // A bug must not spill a backtrace on users: one line, exit 2.
+    std::panic::set_hook(Box::new(|info| {
+        let msg = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".into());
+        let at = info
+            .location()
+            .map(|l| format!(" at {}:{}", l.file(), l.line()))
+            .unwrap_or_default();
+        eprintln!("lidx: internal error: {msg}{at} (please report this)");
+        std::process::exit(2);
+    }));
+    std::process::exit(run());
 }

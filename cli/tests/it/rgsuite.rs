@@ -55,9 +55,9 @@
 //! summary (cases, and per way passed, failed, skipped) goes to stderr.
 //!
 //! ```text
-//! cargo test --test it rgsuite                           # all cases
-//! RGSUITE=r1163,json:: cargo test --test it rgsuite -- --nocapture
-//! LIDX_RG=/opt/rg-current/bin/rg cargo test --test it rgsuite   # + live rg, way d
+//! cargo test -p lidx-cli --test it rgsuite                           # all cases
+//! RGSUITE=r1163,json:: cargo test -p lidx-cli --test it rgsuite -- --nocapture
+//! LIDX_RG=/opt/rg-current/bin/rg cargo test -p lidx-cli --test it rgsuite   # + live rg, way d
 //! tests/rg/regen.sh      # rewrite tests/rg/expected.txt from ripgrep 15.2.0
 //! ```
 //!
@@ -1007,7 +1007,7 @@ fn rgsuite_cases_match_rg_four_ways() {
     };
     panic!(
         "{summary}\n{} failing cases{filtered}\n\n{head}\n{shown}\n{} failing cases; the full list is in {}\n\
-         (run one: RGSUITE=NAME cargo test --test it rgsuite -- --nocapture)",
+         (run one: RGSUITE=NAME cargo test -p lidx-cli --test it rgsuite -- --nocapture)",
         reports.len(),
         reports.len(),
         report_path.display()

@@ -10,7 +10,7 @@
 //! Tests that need `rg` say `SKIPPED: rg not found` on stderr (past the test
 //! harness's capture) when it is not on PATH, or fail under
 //! `LIDX_REQUIRE_TOOLS=1` ([`crate::run::missing_tool`]). Deliberate differences (see
-//! the module doc of `src/cli/grep.rs`: no binary-file suppression, line
+//! the module doc of `cli/src/grep/mod.rs`: no binary-file suppression, line
 //! numbers on by default only for a terminal) are not compared: every run
 //! passes `-n` to both and `-a` to ripgrep.
 //!
