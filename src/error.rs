@@ -15,6 +15,13 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum Error {
+    /// A build, extension or content check was cancelled by its progress
+    /// callback ([`crate::OpenOptions::open_cancellable`]); nothing was
+    /// written.
+    Cancelled {
+        /// The source being read.
+        path: PathBuf,
+    },
     /// An operating-system I/O call failed.
     Io {
         /// What was being done ("read", "open", "rename", ...).
@@ -221,6 +228,9 @@ impl Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            Error::Cancelled { path } => {
+                write!(f, "{}: cancelled; nothing was written", path.display())
+            }
             Error::Io { op, path, source } => {
                 write!(f, "{}: {op} failed: {}", path.display(), io_message(source))
             }

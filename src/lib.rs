@@ -115,7 +115,7 @@ pub fn build_to_vec(source: &dyn io::ReadAt, opts: &BuildOptions) -> Result<Vec<
         name: Vec::new(),
     };
     let mut pages = vec![0u8; opts.page_size as usize];
-    let sb = ingest::build(source, &info, opts, &mut pages, &mut |_| {})?;
+    let sb = ingest::build(source, &info, opts, &mut pages, &mut |_| true)?;
     pages[..format::SUPERBLOCK_LEN].copy_from_slice(&sb.encode());
     Ok(pages)
 }

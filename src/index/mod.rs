@@ -311,8 +311,12 @@ impl Index {
     /// remembered for this very file. Different: it becomes
     /// [`Verdict::Rewritten`]. Returns the new verdict; any other verdict
     /// is returned as it is, without reading.
-    /// `progress(done, total)` is called with bytes read.
-    pub fn verify_content(&mut self, progress: &mut dyn FnMut(u64, u64)) -> Result<Verdict> {
+    /// `progress(done, total)` is called with bytes read; it returns false
+    /// to cancel ([`Error::Cancelled`]).
+    pub fn verify_content(
+        &mut self,
+        progress: &mut dyn FnMut(u64, u64) -> bool,
+    ) -> Result<Verdict> {
         if self.verdict != Verdict::Unverified {
             return Ok(self.verdict);
         }

@@ -203,15 +203,30 @@ impl OpenOptions {
 
     /// Opens `source`'s index.
     pub fn open(&self, source: impl AsRef<Path>) -> Result<Opened> {
-        self.open_with_progress(source, &mut |_, _| {})
+        self.open_cancellable(source, &mut |_, _| true)
     }
 
     /// Opens `source`'s index; `progress(done, total)` is called during a
-    /// build or an extension with bytes scanned so far.
+    /// build, an extension or a content check with bytes read so far.
     pub fn open_with_progress(
         &self,
         source: impl AsRef<Path>,
         progress: &mut dyn FnMut(u64, u64),
+    ) -> Result<Opened> {
+        self.open_cancellable(source, &mut |d, t| {
+            progress(d, t);
+            true
+        })
+    }
+
+    /// As [`OpenOptions::open_with_progress`], but `progress` returns
+    /// false to cancel: the build stops at its next buffer, with
+    /// [`Error::Cancelled`], and nothing is written (the temporary file is
+    /// removed; an existing sidecar stays as it was).
+    pub fn open_cancellable(
+        &self,
+        source: impl AsRef<Path>,
+        progress: &mut dyn FnMut(u64, u64) -> bool,
     ) -> Result<Opened> {
         if crate::io::is_url(source.as_ref()) {
             #[cfg(feature = "remote")]
@@ -239,7 +254,7 @@ impl OpenOptions {
             &info,
             &self.build,
             &mut pages,
-            &mut |_| {},
+            &mut |_| true,
         ) {
             Ok(r) => r,
             // Not even the first member's header is right: maybe the
@@ -275,7 +290,11 @@ impl OpenOptions {
         })
     }
 
-    fn open_inner(&self, source: &Path, progress: &mut dyn FnMut(u64, u64)) -> Result<Opened> {
+    fn open_inner(
+        &self,
+        source: &Path,
+        progress: &mut dyn FnMut(u64, u64) -> bool,
+    ) -> Result<Opened> {
         self.build.validate()?;
         let (src, info, stat) = open_source(source)?;
 
@@ -415,7 +434,7 @@ impl OpenOptions {
         path: &Path,
         source: &Path,
         in_cache_dir: bool,
-        progress: &mut dyn FnMut(u64, u64),
+        progress: &mut dyn FnMut(u64, u64) -> bool,
     ) -> Result<(PathBuf, Option<String>)> {
         let warning = if self.build.plain {
             None

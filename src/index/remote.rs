@@ -328,7 +328,7 @@ fn missing(oo: &OpenOptions, src: &RemoteSource, url: &Path, at: PathBuf) -> Res
 pub(super) fn open(
     oo: &OpenOptions,
     url: &Path,
-    progress: &mut dyn FnMut(u64, u64),
+    progress: &mut dyn FnMut(u64, u64) -> bool,
 ) -> Result<Opened> {
     oo.build.validate()?;
     let p = plan(oo, url)?;
@@ -429,7 +429,7 @@ fn build(
     src: &RemoteSource,
     url: &Path,
     at: &Path,
-    progress: &mut dyn FnMut(u64, u64),
+    progress: &mut dyn FnMut(u64, u64) -> bool,
 ) -> Result<Option<String>> {
     let warning = if oo.build.plain {
         None
@@ -469,7 +469,8 @@ fn source_info(src: &RemoteSource) -> SourceInfo {
 fn open_damaged(oo: &OpenOptions, src: &RemoteSource, damage: Error) -> Result<Opened> {
     let info = source_info(src);
     let mut pages = vec![0u8; oo.build.page_size as usize];
-    let (sb, found) = ingest::gzip::build_tolerant(src, &info, &oo.build, &mut pages, &mut |_| {})?;
+    let (sb, found) =
+        ingest::gzip::build_tolerant(src, &info, &oo.build, &mut pages, &mut |_| true)?;
     let Some(found) = found else {
         return Err(damage);
     };

@@ -192,7 +192,7 @@ pub(super) fn verify(index: &Index, full: bool) -> Result<VerifyReport> {
 
     // 3. Optionally: re-scan the source and compare, streaming both sides.
     if full {
-        rescan(index, &mut |_, _| {})?;
+        rescan(index, &mut |_, _| true)?;
     }
     Ok(VerifyReport {
         pages: sb.page_count as u64,
@@ -204,7 +204,7 @@ pub(super) fn verify(index: &Index, full: bool) -> Result<VerifyReport> {
 
 /// Re-scans the source with the checkpoint rule and compares each checkpoint
 /// with the leaves, in order, holding one leaf at a time.
-pub(super) fn rescan(index: &Index, progress: &mut dyn FnMut(u64, u64)) -> Result<()> {
+pub(super) fn rescan(index: &Index, progress: &mut dyn FnMut(u64, u64) -> bool) -> Result<()> {
     let sb = index.superblock();
     let cache = index.cache();
     let src = index.source();
@@ -268,7 +268,12 @@ pub(super) fn rescan(index: &Index, progress: &mut dyn FnMut(u64, u64)) -> Resul
         result = sc.feed(&buf[..got], at, &mut |cp| check(cp, &mut pending));
         last = Some(buf[got - 1]);
         at += got as u64;
-        progress(at, size);
+        if !progress(at, size) {
+            result = Err(Error::Cancelled {
+                path: src.path().to_path_buf(),
+            });
+            break;
+        }
     }
     index.give_buffer(buf);
     result?;

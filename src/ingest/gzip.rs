@@ -154,7 +154,7 @@ pub fn build(
     info: &SourceInfo,
     opts: &BuildOptions,
     sink: &mut impl PageSink,
-    progress: &mut dyn FnMut(u64),
+    progress: &mut dyn FnMut(u64) -> bool,
 ) -> Result<Superblock> {
     opts.validate()?;
     let start = Start::fresh(opts, sink)?;
@@ -173,7 +173,7 @@ pub fn extend(
     gz: &dyn ReadAt,
     info: &SourceInfo,
     sink: &mut impl PageSink,
-    progress: &mut dyn FnMut(u64),
+    progress: &mut dyn FnMut(u64) -> bool,
 ) -> Result<Superblock> {
     use crate::gzip::AccessPoints;
     let opts = BuildOptions::of(old);
@@ -219,7 +219,7 @@ pub fn build_tolerant(
     info: &SourceInfo,
     opts: &BuildOptions,
     sink: &mut impl PageSink,
-    progress: &mut dyn FnMut(u64),
+    progress: &mut dyn FnMut(u64) -> bool,
 ) -> Result<(Superblock, Option<Error>)> {
     opts.validate()?;
     let start = Start::fresh(opts, sink)?;
@@ -232,7 +232,7 @@ fn run(
     opts: &BuildOptions,
     start: Start,
     sink: &mut impl PageSink,
-    progress: &mut dyn FnMut(u64),
+    progress: &mut dyn FnMut(u64) -> bool,
 ) -> Result<Superblock> {
     run_tolerant(gz, info, opts, start, sink, progress, false).map(|(sb, _)| sb)
 }
@@ -243,7 +243,7 @@ fn run_tolerant(
     opts: &BuildOptions,
     start: Start,
     sink: &mut impl PageSink,
-    progress: &mut dyn FnMut(u64),
+    progress: &mut dyn FnMut(u64) -> bool,
     tolerate: bool,
 ) -> Result<(Superblock, Option<Error>)> {
     let span = opts.span.clamp(1, u32::MAX as u64);
@@ -355,7 +355,11 @@ fn run_tolerant(
                 }
                 let at = comp_bit / 8;
                 if at >= next_progress {
-                    progress(at);
+                    if !progress(at) {
+                        return Err(Error::Cancelled {
+                            path: gz.path().to_path_buf(),
+                        });
+                    }
                     next_progress = at + (4 << 20);
                 }
             }
@@ -406,7 +410,7 @@ fn run_tolerant(
     for cp in pending.into_iter().filter(|cp| cp.offset < text_len) {
         tree.push(cp, sink)?;
     }
-    progress(gz.len());
+    let _ = progress(gz.len());
     let fp = fingerprint::compute(gz, gz.len(), info.mtime)?;
     let mut sb = super::finish(tree, sink, opts, lines, fp, &info.name)?;
 

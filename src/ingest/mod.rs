@@ -125,7 +125,7 @@ fn scan_range(
     tree: &mut TreeBuilder,
     sink: &mut impl PageSink,
     buffer_size: usize,
-    progress: &mut dyn FnMut(u64),
+    progress: &mut dyn FnMut(u64) -> bool,
 ) -> Result<Option<u8>> {
     let end = src.len();
     let mut buf = vec![0u8; buffer_size.min((end - from).max(1) as usize)];
@@ -147,7 +147,11 @@ fn scan_range(
         scanner.feed(&buf[..n], at, &mut |cp| tree.push(cp, sink))?;
         last = Some(buf[n - 1]);
         at += n as u64;
-        progress(at);
+        if !progress(at) {
+            return Err(Error::Cancelled {
+                path: src.path().to_path_buf(),
+            });
+        }
     }
     scanner.finish(&mut |cp| tree.push(cp, sink))?;
     Ok(last)
@@ -241,7 +245,7 @@ pub fn build(
     info: &SourceInfo,
     opts: &BuildOptions,
     sink: &mut impl PageSink,
-    progress: &mut dyn FnMut(u64),
+    progress: &mut dyn FnMut(u64) -> bool,
 ) -> Result<Superblock> {
     opts.validate()?;
     if !opts.plain && is_gzip(src)? {
@@ -262,7 +266,7 @@ fn resume_and_finish(
     mut tree: TreeBuilder,
     from: Checkpoint,
     sink: &mut impl PageSink,
-    progress: &mut dyn FnMut(u64),
+    progress: &mut dyn FnMut(u64) -> bool,
 ) -> Result<Superblock> {
     let size = src.len();
     let mut scanner = Scanner::resume(from, opts.spacing, size);
@@ -296,7 +300,7 @@ pub fn extend(
     src: &dyn ReadAt,
     info: &SourceInfo,
     sink: &mut impl PageSink,
-    progress: &mut dyn FnMut(u64),
+    progress: &mut dyn FnMut(u64) -> bool,
 ) -> Result<Superblock> {
     let opts = BuildOptions::of(old);
     opts.validate()?;

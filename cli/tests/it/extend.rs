@@ -480,3 +480,68 @@ fn progress_reports_end_at_the_source_size() {
         assert_eq!(seen.last().unwrap().0, size, "{action:?}");
     }
 }
+
+/// A progress callback that returns false cancels: a build, an extension,
+/// a gzip build and a content check each stop with `Error::Cancelled`,
+/// write nothing (no sidecar, no temporary file; an existing sidecar stays
+/// byte for byte), and a later open without cancelling works.
+#[test]
+fn cancelled_builds_write_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut rng = crate::oracle::Rng::new(46);
+    let data = crate::oracle::random_text(&mut rng, 200_000, 40, true);
+    let plain = dir.path().join("c.log");
+    std::fs::write(&plain, &data).unwrap();
+    let gz = dir.path().join("c.log.gz");
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    std::io::Write::write_all(&mut e, &data).unwrap();
+    std::fs::write(&gz, e.finish().unwrap()).unwrap();
+    let entries = || {
+        let mut v: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    };
+    let cancel_after = |calls: u32| {
+        let mut n = 0;
+        move |_: u64, _: u64| {
+            n += 1;
+            n <= calls
+        }
+    };
+    for src in [&plain, &gz] {
+        let before = entries();
+        let r = OpenOptions::new().open_cancellable(src, &mut cancel_after(0));
+        assert!(
+            matches!(r, Err(lidx::Error::Cancelled { .. })),
+            "{src:?}: {r:?}"
+        );
+        assert_eq!(entries(), before, "{src:?}: nothing written");
+        let o = OpenOptions::new().open(src).unwrap();
+        assert_eq!(o.action, Action::Built);
+    }
+    // An extension, and a plain file's content check (its time changed).
+    let side = dir.path().join("c.log.lidx");
+    let old = std::fs::read(&side).unwrap();
+    append(&plain, &data[..300_000]);
+    let r = OpenOptions::new().open_cancellable(&plain, &mut cancel_after(0));
+    assert!(matches!(r, Err(lidx::Error::Cancelled { .. })), "{r:?}");
+    assert!(std::fs::read(&side).unwrap() == old, "extension cancelled");
+    let o = OpenOptions::new().open(&plain).unwrap();
+    assert_eq!(o.action, Action::Extended);
+    let f = std::fs::File::options().write(true).open(&plain).unwrap();
+    f.set_modified(std::time::SystemTime::now() + std::time::Duration::from_secs(60))
+        .unwrap();
+    drop(f);
+    let r = OpenOptions::new().open_cancellable(&plain, &mut cancel_after(0));
+    assert!(matches!(r, Err(lidx::Error::Cancelled { .. })), "{r:?}");
+    let o = OpenOptions::new().open(&plain).unwrap();
+    assert_eq!(o.action, Action::Verified);
+    assert!(
+        !entries().iter().any(|e| e.contains(".tmp-")),
+        "{:?}",
+        entries()
+    );
+}
