@@ -93,8 +93,8 @@ pub use error::count_of;
 pub use error::{Error, Result, SourceDamage};
 pub use index::locate;
 pub use index::{
-    Action, DEFAULT_CACHE_BYTES, FollowEvent, Follower, Index, Info, LineBuf, OpenOptions, Opened,
-    SourceStat, VerifyReport,
+    Action, DEFAULT_CACHE_BYTES, FollowEvent, Followed, Follower, Index, Info, LineBuf,
+    OpenOptions, Opened, SourceStat, VerifyReport,
 };
 pub use ingest::BuildOptions;
 pub use ingest::fingerprint::{Evidence, Memo, Proof, Verdict};

@@ -20,7 +20,7 @@ mod open;
 mod remote;
 mod verify;
 
-pub use follow::{FollowEvent, Follower};
+pub use follow::{FollowEvent, Followed, Follower};
 pub use lines::LineBuf;
 pub use open::{Action, OpenOptions, Opened, superblock_of};
 pub use verify::VerifyReport;
