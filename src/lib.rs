@@ -36,7 +36,8 @@
 //! What a program that embeds lidx (a viewer, a tool, the command line in
 //! `cli/`, the C ABI in `capi/`, the Python package in `python/`) uses:
 //! [`Index`] and [`OpenOptions`] (open, build, refresh; every query),
-//! [`LineBuf`] (pages of lines without allocation), [`Follower`] (a
+//! [`LineBuf`] (pages of lines without allocation), or
+//! [`Index::read_lines_into`] (into a caller's buffer), [`Follower`] (a
 //! growing file), [`search`] (grep over a line range, pushed to a
 //! [`search::Sink`]), [`io::ReadAt`] (any source: a file, bytes in memory,
 //! a URL), the verdict on a source ([`Verdict`], [`Evidence`]), [`Error`].
@@ -93,7 +94,7 @@ pub use error::count_of;
 pub use error::{Error, Result, SourceDamage};
 pub use index::locate;
 pub use index::{
-    Action, DEFAULT_CACHE_BYTES, FollowEvent, Followed, Follower, Index, Info, LineBuf,
+    Action, DEFAULT_CACHE_BYTES, FollowEvent, Followed, Follower, Index, Info, LineBuf, LinesRead,
     OpenOptions, Opened, SourceStat, VerifyReport,
 };
 pub use ingest::BuildOptions;

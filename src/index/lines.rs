@@ -68,6 +68,24 @@ impl LineBuf {
     }
 }
 
+/// What [`Index::read_lines_into`] found (and read, when it fit).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LinesRead {
+    /// 0-based number of the first line (the range's start, clamped to the
+    /// line count).
+    pub first_line: u64,
+    /// Lines in the range, clamped to the line count.
+    pub lines: u64,
+    /// Byte offset of the first line (the end of the source for an empty
+    /// range past the end).
+    pub start_offset: u64,
+    /// The lines' length in bytes: what the buffer must hold.
+    pub len: u64,
+    /// True when they were read (the buffer was long enough); false when
+    /// nothing was read.
+    pub read: bool,
+}
+
 /// Bytes [`Index::read_lines`] reads at a time.
 const READ_STEP: usize = 4 << 20;
 
@@ -112,6 +130,47 @@ impl Index {
             });
         }
         Ok(want)
+    }
+
+    /// Reads lines `lines` (clamped to the line count) into the caller's
+    /// `buf`, exactly as in the source (terminators included, back to
+    /// back), when they fit: a caller with a fixed buffer (the C ABI) learns
+    /// the size needed and reads without an allocation. When `buf` is
+    /// shorter than the lines' bytes, nothing is read and
+    /// [`LinesRead::read`] is false; [`LinesRead::len`] says how long it
+    /// must be. The bytes read are checked to hold exactly the lines the
+    /// index promised ([`Error::SourceChanged`] otherwise).
+    pub fn read_lines_into(&self, lines: Range<u64>, buf: &mut [u8]) -> Result<LinesRead> {
+        let span = self.lines_span(lines.clone())?;
+        let first = lines.start.min(self.line_count());
+        let count = lines.end.min(self.line_count()).saturating_sub(first);
+        let len = span.end - span.start;
+        let mut got = LinesRead {
+            first_line: first,
+            lines: count,
+            start_offset: span.start,
+            len,
+            read: false,
+        };
+        let Some(dst) = usize::try_from(len).ok().and_then(|n| buf.get_mut(..n)) else {
+            return Ok(got);
+        };
+        self.source().read_exact_at(dst, span.start)?;
+        let newlines = memchr::memchr_iter(b'\n', dst).count() as u64;
+        let unterminated = dst.last().is_some_and(|&b| b != b'\n');
+        if newlines + u64::from(unterminated) != count
+            || (unterminated && span.end != self.source_len())
+        {
+            return Err(Error::SourceChanged {
+                path: self.source_path().to_path_buf(),
+                what: format!(
+                    "bytes {}..{} hold {newlines} newlines where the index promised {count} lines",
+                    span.start, span.end
+                ),
+            });
+        }
+        got.read = true;
+        Ok(got)
     }
 
     /// Streams the bytes of lines `lines` (clamped to the line count) to
@@ -213,4 +272,53 @@ fn format_number(mut n: u64, buf: &mut [u8; 24]) -> &[u8] {
         }
     }
     &buf[i..]
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::io::MemSource;
+    use crate::{BuildOptions, Index, LinesRead};
+
+    #[test]
+    fn read_lines_into_fits_or_says_how_much() {
+        let text = b"one\ntwo\r\nthree\nlast";
+        let opts = BuildOptions {
+            spacing: 4,
+            ..BuildOptions::default()
+        };
+        let index = Index::build_in_memory(Box::new(MemSource::new(text.to_vec())), &opts).unwrap();
+        let mut buf = [0xAAu8; 32];
+        // Too small by one: nothing read, the length needed said.
+        let r = index.read_lines_into(1..3, &mut buf[..10]).unwrap();
+        assert_eq!(
+            r,
+            LinesRead {
+                first_line: 1,
+                lines: 2,
+                start_offset: 4,
+                len: 11,
+                read: false
+            }
+        );
+        assert_eq!(buf, [0xAA; 32]);
+        let r = index.read_lines_into(1..3, &mut buf[..11]).unwrap();
+        assert!(r.read);
+        assert_eq!(&buf[..11], b"two\r\nthree\n");
+        // Clamped to the end; the last line has no terminator.
+        let r = index.read_lines_into(2..100, &mut buf).unwrap();
+        assert_eq!((r.lines, r.len, r.read), (2, 10, true));
+        assert_eq!(&buf[..10], b"three\nlast");
+        // Past the end: zero lines at the end of the source, read.
+        let r = index.read_lines_into(7..9, &mut []).unwrap();
+        assert_eq!(
+            r,
+            LinesRead {
+                first_line: 4,
+                lines: 0,
+                start_offset: 19,
+                len: 0,
+                read: true
+            }
+        );
+    }
 }

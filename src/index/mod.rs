@@ -21,7 +21,7 @@ mod remote;
 mod verify;
 
 pub use follow::{FollowEvent, Followed, Follower};
-pub use lines::LineBuf;
+pub use lines::{LineBuf, LinesRead};
 pub use open::{Action, OpenOptions, Opened, superblock_of};
 pub use verify::VerifyReport;
 
