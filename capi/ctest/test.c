@@ -1,0 +1,954 @@
+/*
+ * The C test of lidx.h, compiled and run by capi/tests/c.rs (under
+ * AddressSanitizer, or valgrind where it is not available).
+ *
+ *   test queries FILE SPACING SPAN QUERIES OUT
+ *       Opens FILE (a plain or gzip file) with that checkpoint spacing and
+ *       gzip span (0: the defaults), runs every query of the file QUERIES
+ *       and writes each query and its answers to OUT. The Rust test writes
+ *       the same transcript from the Rust API and compares them byte for
+ *       byte.
+ *   test api WORKDIR PLAIN GZ
+ *       Calls every function of the header and checks its contract: status
+ *       codes, messages, NULL arguments, buffer sizes, policies, verdicts,
+ *       progress and cancellation, damaged archives, follow, and one handle
+ *       shared by several threads. PLAIN is a text file and GZ its gzip
+ *       archive (the same text). Prints "N passed, M failed".
+ *
+ * Exit status: 0 when everything passed, 1 otherwise, 2 on a usage error.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "lidx.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int passed, failed;
+
+#define CHECK(cond, ...)                                                       \
+  do {                                                                         \
+    if (cond) {                                                                \
+      passed++;                                                                \
+    } else {                                                                   \
+      failed++;                                                                \
+      fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);          \
+      fprintf(stderr, __VA_ARGS__);                                            \
+      fprintf(stderr, " [lidx_errmsg: %s]\n", lidx_errmsg());                  \
+    }                                                                          \
+  } while (0)
+
+/* Checks that `call` returns `want`. */
+#define CHECK_RC(call, want)                                                   \
+  do {                                                                         \
+    int rc_ = (call);                                                          \
+    CHECK(rc_ == (want), "%s returned %s, want %s", #call,                     \
+          lidx_status_str(rc_), lidx_status_str(want));                        \
+  } while (0)
+
+static void die(const char *what) {
+  fprintf(stderr, "test: %s: %s\n", what, strerror(errno));
+  exit(2);
+}
+
+static char *path_in(const char *dir, const char *name) {
+  size_t n = strlen(dir) + strlen(name) + 2;
+  char *p = malloc(n);
+  if (!p)
+    die("malloc");
+  snprintf(p, n, "%s/%s", dir, name);
+  return p;
+}
+
+static char *sidecar_of(const char *path) {
+  size_t n = strlen(path) + 6;
+  char *p = malloc(n);
+  if (!p)
+    die("malloc");
+  snprintf(p, n, "%s.lidx", path);
+  return p;
+}
+
+static int exists(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0;
+}
+
+static void write_file(const char *path, const char *mode, const void *bytes,
+                       size_t len) {
+  FILE *f = fopen(path, mode);
+  if (!f || fwrite(bytes, 1, len, f) != len || fclose(f) != 0)
+    die(path);
+}
+
+static void *read_file(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    die(path);
+  size_t cap = 1 << 20, n = 0;
+  char *buf = malloc(cap);
+  if (!buf)
+    die("malloc");
+  for (;;) {
+    size_t got = fread(buf + n, 1, cap - n, f);
+    n += got;
+    if (n < cap)
+      break;
+    cap *= 2;
+    buf = realloc(buf, cap);
+    if (!buf)
+      die("realloc");
+  }
+  fclose(f);
+  *len = n;
+  return buf;
+}
+
+static int contains(const char *haystack, const char *needle) {
+  return strstr(haystack, needle) != NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* queries mode                                                        */
+
+struct hits {
+  FILE *out;
+  uint64_t stop_after; /* stop once this many lines were seen; 0: never */
+  uint64_t seen;
+};
+
+static int on_hit(void *ctx, const lidx_line *l) {
+  struct hits *h = ctx;
+  fprintf(h->out, "hit %s %" PRIu64 " %" PRIu64 " %zu\n",
+          l->kind == LIDX_LINE_MATCH ? "match" : "context", l->line, l->offset,
+          l->len);
+  fwrite(l->bytes, 1, l->len, h->out);
+  fputc('\n', h->out);
+  h->seen++;
+  return h->stop_after != 0 && h->seen >= h->stop_after;
+}
+
+static int run_queries(int argc, char **argv) {
+  if (argc != 7) {
+    fprintf(stderr, "usage: test queries FILE SPACING SPAN QUERIES OUT\n");
+    return 2;
+  }
+  lidx_open_options opts;
+  if (lidx_open_options_init(&opts) != LIDX_OK)
+    return 2;
+  opts.spacing = strtoull(argv[3], NULL, 10);
+  opts.span = strtoull(argv[4], NULL, 10);
+  lidx_index *ix = NULL;
+  int rc = lidx_open(argv[2], &opts, &ix);
+  if (rc != LIDX_OK) {
+    fprintf(stderr, "test: open %s: %s: %s\n", argv[2], lidx_status_str(rc),
+            lidx_errmsg());
+    return 1;
+  }
+  FILE *q = fopen(argv[5], "r");
+  FILE *w = fopen(argv[6], "wb");
+  if (!q || !w)
+    die("queries or transcript");
+  char line[8192];
+  while (fgets(line, sizeof line, q)) {
+    line[strcspn(line, "\n")] = 0;
+    fprintf(w, "%s\n", line);
+    uint64_t a = 0, b = 0, c = 0;
+    if (strcmp(line, "count") == 0) {
+      uint64_t n = 0;
+      rc = lidx_line_count(ix, &n);
+      fprintf(w, "= %s %" PRIu64 "\n", lidx_status_str(rc), n);
+    } else if (strcmp(line, "len") == 0) {
+      uint64_t n = 0;
+      rc = lidx_source_len(ix, &n);
+      fprintf(w, "= %s %" PRIu64 "\n", lidx_status_str(rc), n);
+    } else if (sscanf(line, "span %" SCNu64, &a) == 1) {
+      uint64_t s = 0, e = 0;
+      rc = lidx_line_span(ix, a, &s, &e);
+      if (rc == LIDX_OK)
+        fprintf(w, "= LIDX_OK %" PRIu64 " %" PRIu64 "\n", s, e);
+      else
+        fprintf(w, "= %s\n", lidx_status_str(rc));
+    } else if (sscanf(line, "at %" SCNu64, &a) == 1) {
+      uint64_t n = 0;
+      rc = lidx_line_at(ix, a, &n);
+      if (rc == LIDX_OK)
+        fprintf(w, "= LIDX_OK %" PRIu64 "\n", n);
+      else
+        fprintf(w, "= %s\n", lidx_status_str(rc));
+    } else if (sscanf(line, "read %" SCNu64 " %" SCNu64 " %" SCNu64, &a, &b,
+                      &c) == 3) {
+      /* A buffer of exactly c bytes (NULL for 0), so that AddressSanitizer
+       * sees any write past it. */
+      uint8_t *buf = c ? malloc(c) : NULL;
+      size_t needed = 7777;
+      uint64_t got = 7777;
+      rc = lidx_read_lines(ix, a, b, buf, (size_t)c, &needed, &got);
+      fprintf(w, "= %s needed %zu lines %" PRIu64 "\n", lidx_status_str(rc),
+              needed, got);
+      if (rc == LIDX_OK) {
+        fwrite(buf, 1, needed, w);
+        fputc('\n', w);
+      }
+      free(buf);
+    } else if (strncmp(line, "search ", 7) == 0) {
+      unsigned flags = 0;
+      uint64_t max = 0, before = 0, after = 0, first = 0, count = 0, stop = 0;
+      int at = 0;
+      if (sscanf(line,
+                 "search %u %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64
+                 " %" SCNu64 " %" SCNu64 " %n",
+                 &flags, &max, &before, &after, &first, &count, &stop,
+                 &at) < 7 ||
+          at == 0) {
+        fprintf(stderr, "test: bad query: %s\n", line);
+        return 2;
+      }
+      lidx_search_options so;
+      lidx_search_options_init(&so);
+      so.flags = flags;
+      so.max_count = max;
+      so.before = before;
+      so.after = after;
+      lidx_pattern *p = NULL;
+      rc = lidx_pattern_new(line + at, &so, &p);
+      if (rc != LIDX_OK) {
+        fprintf(w, "= %s\n", lidx_status_str(rc));
+        continue;
+      }
+      struct hits h = {w, stop, 0};
+      uint64_t matched = 7777;
+      rc = lidx_search(ix, p, first, count, on_hit, &h, &matched);
+      fprintf(w, "= %s matched %" PRIu64 "\n", lidx_status_str(rc), matched);
+      lidx_pattern_free(p);
+    } else {
+      fprintf(stderr, "test: unknown query: %s\n", line);
+      return 2;
+    }
+  }
+  fclose(q);
+  if (fclose(w) != 0)
+    die("transcript");
+  lidx_close(ix);
+  return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* api mode                                                            */
+
+static void check_strings(void) {
+  char want[64];
+  snprintf(want, sizeof want, "%d.%d.%d", LIDX_VERSION_MAJOR,
+           LIDX_VERSION_MINOR, LIDX_VERSION_PATCH);
+  CHECK(strcmp(lidx_version(), want) == 0, "version %s, header %s",
+        lidx_version(), want);
+  static const struct {
+    int code;
+    const char *name;
+  } codes[] = {
+      {LIDX_OK, "LIDX_OK"},
+      {LIDX_ERROR, "LIDX_ERROR"},
+      {LIDX_PAST_END, "LIDX_PAST_END"},
+      {LIDX_ERROR_BUFFER, "LIDX_ERROR_BUFFER"},
+      {LIDX_ERROR_INVALID, "LIDX_ERROR_INVALID"},
+      {LIDX_ERROR_IO, "LIDX_ERROR_IO"},
+      {LIDX_ERROR_MISSING, "LIDX_ERROR_MISSING"},
+      {LIDX_ERROR_STALE, "LIDX_ERROR_STALE"},
+      {LIDX_ERROR_CORRUPT, "LIDX_ERROR_CORRUPT"},
+      {LIDX_ERROR_UNSUPPORTED, "LIDX_ERROR_UNSUPPORTED"},
+      {LIDX_ERROR_FOREIGN, "LIDX_ERROR_FOREIGN"},
+      {LIDX_ERROR_SOURCE, "LIDX_ERROR_SOURCE"},
+      {LIDX_ERROR_REMOTE, "LIDX_ERROR_REMOTE"},
+      {LIDX_ERROR_CANCELLED, "LIDX_ERROR_CANCELLED"},
+      {LIDX_ERROR_INTERNAL, "LIDX_ERROR_INTERNAL"},
+      {-1, "LIDX_UNKNOWN"},
+      {99, "LIDX_UNKNOWN"},
+  };
+  for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++)
+    CHECK(strcmp(lidx_status_str(codes[i].code), codes[i].name) == 0,
+          "status_str(%d) = %s", codes[i].code,
+          lidx_status_str(codes[i].code));
+}
+
+static void check_null_arguments(const char *plain) {
+  lidx_index *ix = (lidx_index *)0x1; /* must stay untouched on error */
+  CHECK_RC(lidx_open(NULL, NULL, &ix), LIDX_ERROR_INVALID);
+  CHECK(contains(lidx_errmsg(), "path is NULL"), "message: %s", lidx_errmsg());
+  CHECK(ix == (lidx_index *)0x1, "out changed on error");
+  CHECK_RC(lidx_open("", NULL, &ix), LIDX_ERROR_INVALID);
+  CHECK_RC(lidx_open(plain, NULL, NULL), LIDX_ERROR_INVALID);
+  uint64_t n;
+  CHECK_RC(lidx_line_count(NULL, &n), LIDX_ERROR_INVALID);
+  CHECK(contains(lidx_errmsg(), "index is NULL"), "message: %s",
+        lidx_errmsg());
+  CHECK_RC(lidx_source_len(NULL, &n), LIDX_ERROR_INVALID);
+  CHECK_RC(lidx_line_span(NULL, 0, &n, &n), LIDX_ERROR_INVALID);
+  CHECK_RC(lidx_line_at(NULL, 0, &n), LIDX_ERROR_INVALID);
+  CHECK_RC(lidx_read_lines(NULL, 0, 1, NULL, 0, NULL, NULL),
+           LIDX_ERROR_INVALID);
+  CHECK_RC(lidx_verdict(NULL, NULL, NULL), LIDX_ERROR_INVALID);
+  lidx_index_info info;
+  CHECK_RC(lidx_info(NULL, &info), LIDX_ERROR_INVALID);
+  CHECK_RC(lidx_open_options_init(NULL), LIDX_ERROR_INVALID);
+  CHECK_RC(lidx_search_options_init(NULL), LIDX_ERROR_INVALID);
+  lidx_pattern *p = NULL;
+  CHECK_RC(lidx_pattern_new(NULL, NULL, &p), LIDX_ERROR_INVALID);
+  CHECK_RC(lidx_pattern_new("x", NULL, NULL), LIDX_ERROR_INVALID);
+  CHECK_RC(lidx_search(NULL, NULL, 0, 1, NULL, NULL, NULL),
+           LIDX_ERROR_INVALID);
+  lidx_follower *f = NULL;
+  CHECK_RC(lidx_follow_open(NULL, NULL, 0, &f), LIDX_ERROR_INVALID);
+  CHECK_RC(lidx_follow_open(plain, NULL, 0, NULL), LIDX_ERROR_INVALID);
+  lidx_follow_event ev;
+  CHECK_RC(lidx_follow_poll(NULL, &ev, NULL), LIDX_ERROR_INVALID);
+  /* Freeing NULL is allowed. */
+  CHECK_RC(lidx_close(NULL), LIDX_OK);
+  CHECK_RC(lidx_pattern_free(NULL), LIDX_OK);
+  CHECK_RC(lidx_follow_close(NULL), LIDX_OK);
+  CHECK(strcmp(lidx_errmsg(), "") == 0, "success leaves \"%s\"",
+        lidx_errmsg());
+}
+
+static void check_options(const char *plain) {
+  lidx_open_options o;
+  memset(&o, 0xAB, sizeof o);
+  CHECK_RC(lidx_open_options_init(&o), LIDX_OK);
+  CHECK(o.version == LIDX_OPEN_OPTIONS_VERSION && o.policy == LIDX_POLICY_REFRESH &&
+            o.flags == 0 && o.sidecar == NULL && o.cache_bytes == 0 &&
+            o.spacing == 0 && o.span == 0 && o.progress == NULL &&
+            o.progress_ctx == NULL,
+        "defaults");
+  lidx_index *ix = NULL;
+  lidx_open_options bad = o;
+  bad.version = 0; /* a zeroed struct is refused */
+  CHECK_RC(lidx_open(plain, &bad, &ix), LIDX_ERROR_INVALID);
+  CHECK(contains(lidx_errmsg(), "lidx_open_options_init"), "message: %s",
+        lidx_errmsg());
+  bad = o;
+  bad.policy = 9;
+  CHECK_RC(lidx_open(plain, &bad, &ix), LIDX_ERROR_INVALID);
+  bad = o;
+  bad.flags = 0x100;
+  CHECK_RC(lidx_open(plain, &bad, &ix), LIDX_ERROR_INVALID);
+  CHECK(ix == NULL, "out set on error");
+
+  lidx_search_options s;
+  memset(&s, 0xAB, sizeof s);
+  CHECK_RC(lidx_search_options_init(&s), LIDX_OK);
+  CHECK(s.version == LIDX_SEARCH_OPTIONS_VERSION && s.flags == 0 &&
+            s.max_count == 0 && s.before == 0 && s.after == 0,
+        "search defaults");
+  lidx_pattern *p = NULL;
+  lidx_search_options sbad = s;
+  sbad.version = 7;
+  CHECK_RC(lidx_pattern_new("x", &sbad, &p), LIDX_ERROR_INVALID);
+  sbad = s;
+  sbad.flags = 1u << 20;
+  CHECK_RC(lidx_pattern_new("x", &sbad, &p), LIDX_ERROR_INVALID);
+  CHECK_RC(lidx_pattern_new("a(", &s, &p), LIDX_ERROR_INVALID);
+  CHECK(contains(lidx_errmsg(), "invalid pattern"), "message: %s",
+        lidx_errmsg());
+  CHECK_RC(lidx_pattern_new("a\\nb", &s, &p), LIDX_ERROR_INVALID);
+  CHECK_RC(lidx_pattern_new("\xff", &s, &p), LIDX_ERROR_INVALID);
+  CHECK(contains(lidx_errmsg(), "UTF-8"), "message: %s", lidx_errmsg());
+  CHECK(p == NULL, "pattern set on error");
+  CHECK_RC(lidx_pattern_new("x", NULL, &p), LIDX_OK);
+  CHECK(p != NULL, "pattern with NULL options");
+  lidx_pattern_free(p);
+}
+
+struct progress {
+  uint64_t calls, last_done, last_total;
+  uint64_t cancel_at; /* cancel on this call (1-based); 0: never */
+};
+
+static int on_progress(void *ctx, uint64_t done, uint64_t total) {
+  struct progress *p = ctx;
+  p->calls++;
+  CHECK(done >= p->last_done && done <= total, "progress %" PRIu64 "/%" PRIu64,
+        done, total);
+  p->last_done = done;
+  p->last_total = total;
+  return p->cancel_at != 0 && p->calls >= p->cancel_at;
+}
+
+static void check_verdict(lidx_index *ix, int want_verdict, int want_action) {
+  int32_t v = -1, a = -1;
+  CHECK_RC(lidx_verdict(ix, &v, &a), LIDX_OK);
+  CHECK(v == want_verdict && a == want_action, "verdict %d action %d, want %d %d",
+        v, a, want_verdict, want_action);
+  CHECK_RC(lidx_verdict(ix, NULL, NULL), LIDX_OK);
+}
+
+/* Open with a policy; returns the status, closes the handle. */
+static int open_with(const char *path, uint32_t policy, int *verdict,
+                     int *action) {
+  lidx_open_options o;
+  lidx_open_options_init(&o);
+  o.policy = policy;
+  lidx_index *ix = NULL;
+  int rc = lidx_open(path, &o, &ix);
+  if (rc == LIDX_OK) {
+    int32_t v, a;
+    lidx_verdict(ix, &v, &a);
+    *verdict = v;
+    *action = a;
+    lidx_close(ix);
+  }
+  return rc;
+}
+
+/* Building with progress and cancellation; every policy and verdict. */
+static void check_lifecycle(const char *dir, const char *plain) {
+  size_t len;
+  char *text = read_file(plain, &len);
+  char *log = path_in(dir, "life.log");
+  char *side = sidecar_of(log);
+  write_file(log, "wb", text, len);
+
+  /* Cancelled on the first progress call: an error, nothing written. */
+  struct progress pr = {0, 0, 0, 1};
+  lidx_open_options o;
+  lidx_open_options_init(&o);
+  o.spacing = 4096;
+  o.progress = on_progress;
+  o.progress_ctx = &pr;
+  lidx_index *ix = NULL;
+  CHECK_RC(lidx_open(log, &o, &ix), LIDX_ERROR_CANCELLED);
+  CHECK(contains(lidx_errmsg(), "cancelled"), "message: %s", lidx_errmsg());
+  CHECK(pr.calls == 1, "calls %" PRIu64, pr.calls);
+  CHECK(ix == NULL && !exists(side), "cancelled open wrote %s", side);
+
+  /* Without a sidecar, a policy that does not build says so. */
+  int v = -1, a = -1;
+  CHECK_RC(open_with(log, LIDX_POLICY_NO_REFRESH, &v, &a), LIDX_ERROR_MISSING);
+  CHECK_RC(open_with(log, LIDX_POLICY_INSPECT, &v, &a), LIDX_ERROR_MISSING);
+  CHECK(!exists(side), "a policy that never writes wrote %s", side);
+
+  /* Built, with progress up to the whole file. */
+  struct progress all = {0, 0, 0, 0};
+  o.progress_ctx = &all;
+  CHECK_RC(lidx_open(log, &o, &ix), LIDX_OK);
+  CHECK(all.calls > 0 && all.last_done == len && all.last_total == len,
+        "progress calls %" PRIu64 " last %" PRIu64 "/%" PRIu64 " of %zu",
+        all.calls, all.last_done, all.last_total, len);
+  check_verdict(ix, LIDX_VERDICT_UNCHANGED, LIDX_ACTION_BUILT);
+  lidx_index_info info;
+  memset(&info, 0, sizeof info);
+  CHECK_RC(lidx_info(ix, &info), LIDX_OK);
+  CHECK(info.source_size == len && info.file_size == len && info.gzip == 0 &&
+            info.spacing == 4096 && info.action == LIDX_ACTION_BUILT &&
+            info.verdict == LIDX_VERDICT_UNCHANGED &&
+            info.evidence == LIDX_EVIDENCE_FINGERPRINT && info.height >= 2 &&
+            info.checkpoints > len / 8192 && info.page_size == 4096 &&
+            info.format_major == 1 && info.damage == NULL &&
+            info.warning == NULL && info.pages * (uint64_t)info.page_size ==
+                                        info.sidecar_size,
+        "info");
+  CHECK(strcmp(info.source_path, log) == 0 &&
+            strcmp(info.sidecar_path, side) == 0,
+        "paths %s %s", info.source_path, info.sidecar_path);
+  lidx_close(ix);
+
+  /* Fresh: opened as it is, by every policy. */
+  CHECK_RC(open_with(log, LIDX_POLICY_REFRESH, &v, &a), LIDX_OK);
+  CHECK(v == LIDX_VERDICT_UNCHANGED && a == LIDX_ACTION_OPENED, "%d %d", v, a);
+  CHECK_RC(open_with(log, LIDX_POLICY_NO_REFRESH, &v, &a), LIDX_OK);
+  CHECK_RC(open_with(log, LIDX_POLICY_INSPECT, &v, &a), LIDX_OK);
+  CHECK(v == LIDX_VERDICT_UNCHANGED && a == LIDX_ACTION_OPENED, "%d %d", v, a);
+
+  /* Appended: told apart from a rewrite, then extended. */
+  const char *more = "appended line one\nappended line two\n";
+  write_file(log, "ab", more, strlen(more));
+  CHECK_RC(open_with(log, LIDX_POLICY_NO_REFRESH, &v, &a), LIDX_ERROR_STALE);
+  CHECK(contains(lidx_errmsg(), "appended"), "message: %s", lidx_errmsg());
+  CHECK_RC(open_with(log, LIDX_POLICY_INSPECT, &v, &a), LIDX_OK);
+  CHECK(v == LIDX_VERDICT_APPENDED, "verdict %d", v);
+  struct progress ext = {0, 0, 0, 0};
+  o.progress_ctx = &ext;
+  CHECK_RC(lidx_open(log, &o, &ix), LIDX_OK);
+  check_verdict(ix, LIDX_VERDICT_UNCHANGED, LIDX_ACTION_EXTENDED);
+  CHECK(ext.calls > 0 && ext.last_done <= len + strlen(more), "extension progress");
+  uint64_t lines = 0, n = 0;
+  CHECK_RC(lidx_line_count(ix, &lines), LIDX_OK);
+  /* The file ended without a newline: the first appended line completes
+   * that last line. */
+  uint8_t buf[256];
+  size_t needed = 0;
+  const char *tail = "last line without newlineappended line one\n"
+                     "appended line two\n";
+  CHECK_RC(lidx_read_lines(ix, lines - 2, 2, buf, sizeof buf, &needed, &n),
+           LIDX_OK);
+  CHECK(n == 2 && needed == strlen(tail) && memcmp(buf, tail, needed) == 0,
+        "appended lines read back: %.*s", (int)needed, buf);
+  lidx_close(ix);
+
+  /* Rewritten (shorter): told apart, then rebuilt. */
+  const char *fresh = "a rewritten file\nof three\nlines\n";
+  write_file(log, "wb", fresh, strlen(fresh));
+  CHECK_RC(open_with(log, LIDX_POLICY_NO_REFRESH, &v, &a), LIDX_ERROR_STALE);
+  CHECK(contains(lidx_errmsg(), "rewritten"), "message: %s", lidx_errmsg());
+  CHECK_RC(open_with(log, LIDX_POLICY_INSPECT, &v, &a), LIDX_OK);
+  CHECK(v == LIDX_VERDICT_REWRITTEN, "verdict %d", v);
+  CHECK_RC(open_with(log, LIDX_POLICY_REFRESH, &v, &a), LIDX_OK);
+  CHECK(v == LIDX_VERDICT_UNCHANGED && a == LIDX_ACTION_REBUILT, "%d %d", v, a);
+  CHECK_RC(open_with(log, LIDX_POLICY_FORCE, &v, &a), LIDX_OK);
+  CHECK(a == LIDX_ACTION_FORCED, "action %d", a);
+
+  /* Same content, another modification time: checked, kept. */
+  write_file(log, "wb", fresh, strlen(fresh));
+  struct timespec times[2] = {{1000000000, 0}, {1000000000, 0}};
+  CHECK(utimensat(AT_FDCWD, log, times, 0) == 0, "utimensat");
+  CHECK_RC(open_with(log, LIDX_POLICY_INSPECT, &v, &a), LIDX_OK);
+  CHECK(v == LIDX_VERDICT_UNVERIFIED, "verdict %d", v);
+  CHECK_RC(open_with(log, LIDX_POLICY_REFRESH, &v, &a), LIDX_OK);
+  CHECK(v == LIDX_VERDICT_UNCHANGED && a == LIDX_ACTION_VERIFIED, "%d %d", v, a);
+
+  /* A sidecar path given explicitly. */
+  char *elsewhere = path_in(dir, "elsewhere.lidx");
+  lidx_open_options_init(&o);
+  o.sidecar = elsewhere;
+  o.cache_bytes = 8192;
+  CHECK_RC(lidx_open(log, &o, &ix), LIDX_OK);
+  CHECK_RC(lidx_info(ix, &info), LIDX_OK);
+  CHECK(strcmp(info.sidecar_path, elsewhere) == 0 && exists(elsewhere),
+        "sidecar at %s", info.sidecar_path);
+  CHECK_RC(lidx_line_count(ix, &lines), LIDX_OK);
+  CHECK(lines == 3, "lines %" PRIu64, lines);
+  lidx_close(ix);
+
+  /* Not a sidecar: refused, never overwritten. */
+  write_file(elsewhere, "wb", "not a sidecar at all", 20);
+  CHECK_RC(lidx_open(log, &o, &ix), LIDX_ERROR_CORRUPT);
+  CHECK(contains(lidx_errmsg(), "not a lidx sidecar"), "message: %s",
+        lidx_errmsg());
+  size_t slen;
+  char *still = read_file(elsewhere, &slen);
+  CHECK(slen == 20 && memcmp(still, "not a sidecar at all", 20) == 0,
+        "the file was overwritten");
+  free(still);
+
+  /* A sidecar built for another file. */
+  char *other = path_in(dir, "other.log");
+  char *other_side = sidecar_of(other);
+  write_file(other, "wb", "something\nelse\nentirely, longer\n", 32);
+  size_t sl;
+  char *sb = read_file(side, &sl);
+  write_file(other_side, "wb", sb, sl);
+  free(sb);
+  CHECK_RC(open_with(other, LIDX_POLICY_REFRESH, &v, &a), LIDX_ERROR_FOREIGN);
+  CHECK(contains(lidx_errmsg(), "life.log"), "message: %s", lidx_errmsg());
+
+  /* Other compression formats are refused; LIDX_OPEN_PLAIN takes bytes. */
+  char *zst = path_in(dir, "data.zst");
+  const unsigned char zmagic[] = {0x28, 0xB5, 0x2F, 0xFD, 'x', '\n'};
+  write_file(zst, "wb", zmagic, sizeof zmagic);
+  CHECK_RC(open_with(zst, LIDX_POLICY_REFRESH, &v, &a), LIDX_ERROR_UNSUPPORTED);
+  lidx_open_options_init(&o);
+  o.flags = LIDX_OPEN_PLAIN;
+  CHECK_RC(lidx_open(zst, &o, &ix), LIDX_OK);
+  CHECK_RC(lidx_line_count(ix, &lines), LIDX_OK);
+  CHECK(lines == 1, "lines %" PRIu64, lines);
+  lidx_close(ix);
+
+  /* A file that does not exist. */
+  char *missing = path_in(dir, "no-such-file.log");
+  CHECK_RC(open_with(missing, LIDX_POLICY_REFRESH, &v, &a), LIDX_ERROR_IO);
+  CHECK(contains(lidx_errmsg(), "no-such-file.log"), "message: %s",
+        lidx_errmsg());
+
+  free(missing);
+  free(zst);
+  free(other);
+  free(other_side);
+  free(elsewhere);
+  free(text);
+  free(log);
+  free(side);
+}
+
+/* Reads and the buffer protocol on an open index. */
+static void check_reads(lidx_index *ix, const char *text, size_t len) {
+  uint64_t lines = 0, size = 0;
+  CHECK_RC(lidx_line_count(ix, &lines), LIDX_OK);
+  CHECK_RC(lidx_source_len(ix, &size), LIDX_OK);
+  CHECK(size == len, "source_len %" PRIu64 ", file %zu", size, len);
+  CHECK_RC(lidx_line_count(ix, NULL), LIDX_ERROR_INVALID);
+
+  /* Walk the first and last lines against the text itself. */
+  uint64_t off = 0;
+  for (uint64_t l = 0; l < 50 && l < lines; l++) {
+    uint64_t s = 1, e = 0, back = 0;
+    CHECK_RC(lidx_line_span(ix, l, &s, &e), LIDX_OK);
+    const char *nl = memchr(text + off, '\n', len - off);
+    uint64_t want_end = nl ? (uint64_t)(nl - text) + 1 : len;
+    CHECK(s == off && e == want_end, "line %" PRIu64 ": %" PRIu64 "..%" PRIu64,
+          l, s, e);
+    CHECK_RC(lidx_line_at(ix, e - 1, &back), LIDX_OK);
+    CHECK(back == l, "line_at(%" PRIu64 ") = %" PRIu64, e - 1, back);
+    off = want_end;
+  }
+  uint64_t s = 0, e = 0;
+  CHECK_RC(lidx_line_span(ix, lines - 1, &s, &e), LIDX_OK);
+  CHECK(e == len, "last line ends at %" PRIu64, e);
+  CHECK_RC(lidx_line_span(ix, lines - 1, NULL, &e), LIDX_OK);
+  CHECK_RC(lidx_line_span(ix, lines - 1, &s, NULL), LIDX_OK);
+  s = 12345;
+  CHECK_RC(lidx_line_span(ix, lines, &s, &e), LIDX_PAST_END);
+  CHECK(s == 12345, "output changed on error");
+  CHECK(contains(lidx_errmsg(), "past the end"), "message: %s", lidx_errmsg());
+  CHECK_RC(lidx_line_span(ix, UINT64_MAX, &s, &e), LIDX_PAST_END);
+  CHECK_RC(lidx_line_at(ix, len, &s), LIDX_PAST_END);
+  CHECK_RC(lidx_line_at(ix, UINT64_MAX, &s), LIDX_PAST_END);
+  CHECK_RC(lidx_line_at(ix, 0, NULL), LIDX_ERROR_INVALID);
+
+  /* The size protocol: ask, allocate, read. */
+  uint64_t first = lines / 3, count = 200, got = 99;
+  size_t needed = 0;
+  CHECK_RC(lidx_read_lines(ix, first, count, NULL, 0, &needed, &got),
+           LIDX_ERROR_BUFFER);
+  CHECK(got == 0 && needed > 0, "needed %zu got %" PRIu64, needed, got);
+  CHECK(contains(lidx_errmsg(), "the buffer holds 0"), "message: %s",
+        lidx_errmsg());
+  uint8_t *buf = malloc(needed);
+  size_t needed2 = 0;
+  CHECK_RC(lidx_read_lines(ix, first, count, buf, needed - 1, &needed2, &got),
+           LIDX_ERROR_BUFFER);
+  CHECK(needed2 == needed && got == 0, "one byte short");
+  CHECK_RC(lidx_read_lines(ix, first, count, buf, needed, &needed2, &got),
+           LIDX_OK);
+  CHECK(got == count && needed2 == needed, "read %" PRIu64, got);
+  CHECK_RC(lidx_line_span(ix, first, &s, &e), LIDX_OK);
+  CHECK(s + needed <= len && memcmp(buf, text + s, needed) == 0,
+        "bytes differ from the file");
+  size_t nl = 0;
+  for (size_t i = 0; i < needed; i++)
+    nl += buf[i] == '\n';
+  CHECK(nl == count, "%zu newlines in %" PRIu64 " lines", nl, count);
+  CHECK_RC(lidx_read_lines(ix, first, count, buf, needed, NULL, NULL),
+           LIDX_OK);
+  CHECK_RC(lidx_read_lines(ix, 0, 1, NULL, 5, NULL, NULL), LIDX_ERROR_INVALID);
+  /* Past the end: zero lines, not an error; clamped at the end. */
+  CHECK_RC(lidx_read_lines(ix, lines + 10, 5, NULL, 0, &needed2, &got),
+           LIDX_OK);
+  CHECK(needed2 == 0 && got == 0, "past the end read %" PRIu64, got);
+  CHECK_RC(lidx_read_lines(ix, lines - 1, UINT64_MAX, buf, needed, &needed2,
+                           &got),
+           LIDX_OK);
+  CHECK(got == 1, "clamped read %" PRIu64, got);
+  free(buf);
+}
+
+struct search_ctx {
+  uint64_t calls;
+  uint64_t last_line;
+  int ok;
+};
+
+static int count_hits(void *ctx, const lidx_line *l) {
+  struct search_ctx *c = ctx;
+  if (c->calls && l->line <= c->last_line)
+    c->ok = 0;
+  if (l->len == 0 || l->bytes == NULL)
+    c->ok = 0;
+  c->last_line = l->line;
+  c->calls++;
+  return 0;
+}
+
+static int stop_at_three(void *ctx, const lidx_line *l) {
+  (void)l;
+  struct search_ctx *c = ctx;
+  return ++c->calls >= 3;
+}
+
+static void check_search(lidx_index *ix) {
+  uint64_t lines = 0;
+  lidx_line_count(ix, &lines);
+  lidx_pattern *p = NULL;
+  lidx_search_options so;
+  lidx_search_options_init(&so);
+  CHECK_RC(lidx_pattern_new("ERROR", &so, &p), LIDX_OK);
+  uint64_t all = 0, part = 0;
+  CHECK_RC(lidx_search(ix, p, 0, UINT64_MAX, NULL, NULL, &all), LIDX_OK);
+  CHECK(all > 10, "matches %" PRIu64, all);
+  struct search_ctx c = {0, 0, 1};
+  CHECK_RC(lidx_search(ix, p, lines / 2, lines, count_hits, &c, &part), LIDX_OK);
+  CHECK(c.ok && c.calls == part && part < all && part > 0,
+        "second half: %" PRIu64 " calls, %" PRIu64 " matched", c.calls, part);
+  struct search_ctx stop = {0, 0, 1};
+  uint64_t m = 0;
+  CHECK_RC(lidx_search(ix, p, 0, lines, stop_at_three, &stop, &m), LIDX_OK);
+  CHECK(stop.calls == 3 && m == 3, "stopped after %" PRIu64 ", matched %" PRIu64,
+        stop.calls, m);
+  CHECK_RC(lidx_search(ix, p, lines, 10, count_hits, &c, &m), LIDX_OK);
+  CHECK(m == 0, "past the end matched %" PRIu64, m);
+  CHECK_RC(lidx_search(ix, NULL, 0, 1, NULL, NULL, NULL), LIDX_ERROR_INVALID);
+  lidx_pattern_free(p);
+}
+
+/* One handle, several threads: the same answers as one thread. */
+#define THREADS 4
+#define PER_THREAD 100
+
+struct shared {
+  lidx_index *ix;
+  lidx_pattern *pattern;
+  uint64_t lines, size;
+  uint64_t line[PER_THREAD], start[PER_THREAD], end[PER_THREAD];
+  uint64_t offset[PER_THREAD], at[PER_THREAD];
+  uint64_t matches_per_1000[PER_THREAD];
+};
+
+struct worker {
+  struct shared *sh;
+  int id;
+  int errors;
+  char message[256];
+};
+
+static uint64_t next_random(uint64_t *s) {
+  *s ^= *s << 13;
+  *s ^= *s >> 7;
+  *s ^= *s << 17;
+  return *s;
+}
+
+static void *work(void *arg) {
+  struct worker *w = arg;
+  struct shared *sh = w->sh;
+  uint8_t page[1 << 16];
+  for (int round = 0; round < 2; round++) {
+    for (int k = 0; k < PER_THREAD; k++) {
+      int i = (k * 7 + w->id * 13 + round) % PER_THREAD;
+      uint64_t s, e, l, m, got;
+      size_t needed;
+      if (lidx_line_span(sh->ix, sh->line[i], &s, &e) != LIDX_OK ||
+          s != sh->start[i] || e != sh->end[i])
+        w->errors++;
+      if (lidx_line_at(sh->ix, sh->offset[i], &l) != LIDX_OK || l != sh->at[i])
+        w->errors++;
+      if (e - s <= sizeof page &&
+          (lidx_read_lines(sh->ix, sh->line[i], 1, page, sizeof page, &needed,
+                           &got) != LIDX_OK ||
+           got != 1 || needed != e - s))
+        w->errors++;
+      if (k % 50 == 0 &&
+          (lidx_search(sh->ix, sh->pattern, sh->line[i], 1000, NULL, NULL,
+                       &m) != LIDX_OK ||
+           m != sh->matches_per_1000[i]))
+        w->errors++;
+    }
+  }
+  /* Each thread has its own message. */
+  if (lidx_line_span(sh->ix, sh->lines + (uint64_t)w->id, NULL, NULL) !=
+      LIDX_PAST_END)
+    w->errors++;
+  snprintf(w->message, sizeof w->message, "%s", lidx_errmsg());
+  return NULL;
+}
+
+static void check_threads(lidx_index *ix) {
+  struct shared *sh = calloc(1, sizeof *sh);
+  sh->ix = ix;
+  lidx_line_count(ix, &sh->lines);
+  lidx_source_len(ix, &sh->size);
+  lidx_search_options so;
+  lidx_search_options_init(&so);
+  so.flags = LIDX_SEARCH_IGNORE_CASE;
+  lidx_pattern_new("timeout", &so, &sh->pattern);
+  uint64_t seed = 0x9E3779B97F4A7C15ull;
+  for (int i = 0; i < PER_THREAD; i++) {
+    sh->line[i] = next_random(&seed) % sh->lines;
+    sh->offset[i] = next_random(&seed) % sh->size;
+    lidx_line_span(ix, sh->line[i], &sh->start[i], &sh->end[i]);
+    lidx_line_at(ix, sh->offset[i], &sh->at[i]);
+    lidx_search(ix, sh->pattern, sh->line[i], 1000, NULL, NULL,
+                &sh->matches_per_1000[i]);
+  }
+  /* Leave a message on this thread; the workers must not change it. */
+  CHECK_RC(lidx_line_at(ix, UINT64_MAX, NULL), LIDX_PAST_END);
+  char mine[256];
+  snprintf(mine, sizeof mine, "%s", lidx_errmsg());
+  pthread_t t[THREADS];
+  struct worker w[THREADS];
+  for (int i = 0; i < THREADS; i++) {
+    w[i] = (struct worker){sh, i, 0, {0}};
+    CHECK(pthread_create(&t[i], NULL, work, &w[i]) == 0, "pthread_create");
+  }
+  for (int i = 0; i < THREADS; i++) {
+    pthread_join(t[i], NULL);
+    CHECK(w[i].errors == 0, "thread %d: %d wrong answers", i, w[i].errors);
+    char want[64];
+    snprintf(want, sizeof want, "line %" PRIu64 " is past the end",
+             sh->lines + (uint64_t)i);
+    CHECK(contains(w[i].message, want), "thread %d message: %s", i,
+          w[i].message);
+  }
+  CHECK(strcmp(lidx_errmsg(), mine) == 0, "main thread's message changed: %s",
+        lidx_errmsg());
+  lidx_pattern_free(sh->pattern);
+  free(sh);
+}
+
+/* A gzip archive cut short: its complete lines before the damage. */
+static void check_damaged(const char *dir, const char *gz) {
+  size_t len;
+  char *bytes = read_file(gz, &len);
+  char *cut = path_in(dir, "cut.log.gz");
+  write_file(cut, "wb", bytes, len / 2);
+  lidx_index *ix = NULL;
+  CHECK_RC(lidx_open(cut, NULL, &ix), LIDX_OK);
+  lidx_index_info info;
+  CHECK_RC(lidx_info(ix, &info), LIDX_OK);
+  CHECK(info.action == LIDX_ACTION_DAMAGED && info.damage != NULL &&
+            contains(info.damage, "cut.log.gz") && info.lines > 0,
+        "damaged: action %d lines %" PRIu64, info.action, info.lines);
+  uint64_t s, e;
+  CHECK_RC(lidx_line_span(ix, info.lines - 1, &s, &e), LIDX_OK);
+  CHECK_RC(lidx_line_span(ix, info.lines, &s, &e), LIDX_ERROR_SOURCE);
+  CHECK(contains(lidx_errmsg(), "before the damage"), "message: %s",
+        lidx_errmsg());
+  char *cut_side = sidecar_of(cut);
+  CHECK(!exists(cut_side), "a sidecar written for a damaged archive");
+  free(cut_side);
+  lidx_close(ix);
+  free(cut);
+  free(bytes);
+}
+
+/* Following a file: appends, a partial last line, truncation. */
+static void expect_event(lidx_follower *f, int kind, uint64_t first,
+                         uint64_t count, lidx_index **ix) {
+  lidx_follow_event ev;
+  memset(&ev, 0xAB, sizeof ev);
+  CHECK_RC(lidx_follow_poll(f, &ev, ix), LIDX_OK);
+  CHECK(ev.kind == kind && ev.first == first && ev.count == count,
+        "event %d %" PRIu64 "+%" PRIu64 ", want %d %" PRIu64 "+%" PRIu64,
+        ev.kind, ev.first, ev.count, kind, first, count);
+  if (ix && kind != LIDX_FOLLOW_LINES)
+    CHECK(*ix == NULL, "index handed out without lines");
+}
+
+static void expect_lines(lidx_index *ix, uint64_t first, uint64_t count,
+                         const char *want) {
+  char buf[256];
+  size_t needed = 0;
+  uint64_t got = 0;
+  CHECK(ix != NULL, "no index");
+  if (!ix)
+    return;
+  CHECK_RC(lidx_read_lines(ix, first, count, (uint8_t *)buf, sizeof buf,
+                           &needed, &got),
+           LIDX_OK);
+  CHECK(got == count && needed == strlen(want) &&
+            memcmp(buf, want, needed) == 0,
+        "lines %" PRIu64 "+%" PRIu64 ": %.*s", first, count, (int)needed, buf);
+}
+
+static void check_follow(const char *dir) {
+  char *log = path_in(dir, "follow.log");
+  write_file(log, "wb", "zero\none\ntwo\nthr", 16);
+  lidx_follower *f = NULL;
+  CHECK_RC(lidx_follow_open(log, NULL, 1, &f), LIDX_OK);
+  lidx_index *ix = NULL;
+  /* From line 1; the unterminated last line waits for its newline. */
+  expect_event(f, LIDX_FOLLOW_LINES, 1, 2, &ix);
+  expect_lines(ix, 1, 2, "one\ntwo\n");
+  lidx_index *old = ix;
+  expect_event(f, LIDX_FOLLOW_IDLE, 0, 0, &ix);
+  write_file(log, "ab", "ee\nfour\n", 8);
+  expect_event(f, LIDX_FOLLOW_LINES, 3, 2, &ix);
+  expect_lines(ix, 3, 2, "three\nfour\n");
+  lidx_index_info info;
+  lidx_info(ix, &info);
+  CHECK(info.action == LIDX_ACTION_EXTENDED, "action %d", info.action);
+  /* The earlier handle still reads the file as it was. */
+  uint64_t lines = 0;
+  CHECK_RC(lidx_line_count(old, &lines), LIDX_OK);
+  CHECK(lines == 4, "old handle: %" PRIu64 " lines", lines);
+  expect_lines(old, 0, 1, "zero\n");
+  lidx_close(old);
+  lidx_close(ix);
+  /* Lines counted as reported even when the caller does not take them. */
+  write_file(log, "ab", "five\n", 5);
+  expect_event(f, LIDX_FOLLOW_LINES, 5, 1, NULL);
+  expect_event(f, LIDX_FOLLOW_IDLE, 0, 0, NULL);
+  /* Truncated and rewritten: restarted, then from line 0. */
+  write_file(log, "wb", "new\n", 4);
+  expect_event(f, LIDX_FOLLOW_RESTARTED, 0, 0, &ix);
+  expect_event(f, LIDX_FOLLOW_LINES, 0, 1, &ix);
+  expect_lines(ix, 0, 1, "new\n");
+  lidx_close(ix);
+  lidx_follow_event ev;
+  CHECK_RC(lidx_follow_poll(f, NULL, NULL), LIDX_ERROR_INVALID);
+  CHECK_RC(lidx_follow_poll(f, &ev, NULL), LIDX_OK);
+  CHECK(ev.kind == LIDX_FOLLOW_IDLE, "kind %d", ev.kind);
+  CHECK_RC(lidx_follow_close(f), LIDX_OK);
+
+  lidx_open_options o;
+  lidx_open_options_init(&o);
+  o.policy = LIDX_POLICY_INSPECT;
+  CHECK_RC(lidx_follow_open(log, &o, 0, &f), LIDX_ERROR_INVALID);
+  char *missing = path_in(dir, "not-there.log");
+  CHECK_RC(lidx_follow_open(missing, NULL, 0, &f), LIDX_ERROR_IO);
+  free(missing);
+  free(log);
+}
+
+static int run_api(int argc, char **argv) {
+  if (argc != 5) {
+    fprintf(stderr, "usage: test api WORKDIR PLAIN GZ\n");
+    return 2;
+  }
+  const char *dir = argv[2], *plain = argv[3], *gz = argv[4];
+  check_strings();
+  check_null_arguments(plain);
+  check_options(plain);
+  check_lifecycle(dir, plain);
+
+  size_t len;
+  char *text = read_file(plain, &len);
+  const char *files[2] = {plain, gz};
+  for (int k = 0; k < 2; k++) {
+    lidx_open_options o;
+    lidx_open_options_init(&o);
+    o.span = 256 * 1024;
+    lidx_index *ix = NULL;
+    CHECK_RC(lidx_open(files[k], &o, &ix), LIDX_OK);
+    if (!ix)
+      continue;
+    lidx_index_info info;
+    CHECK_RC(lidx_info(ix, &info), LIDX_OK);
+    CHECK(info.gzip == (uint32_t)k, "gzip %u", info.gzip);
+    if (k == 1)
+      CHECK(info.gzip_span == 256 * 1024 && info.gzip_access_points > 1 &&
+                info.file_size < info.source_size,
+            "gzip info: span %u, %u access points", info.gzip_span,
+            info.gzip_access_points);
+    check_reads(ix, text, len);
+    check_search(ix);
+    check_threads(ix);
+    lidx_close(ix);
+  }
+  free(text);
+  check_damaged(dir, gz);
+  check_follow(dir);
+  printf("%d passed, %d failed\n", passed, failed);
+  return failed ? 1 : 0;
+}
+
+int main(int argc, char **argv) {
+  if (argc >= 2 && strcmp(argv[1], "queries") == 0)
+    return run_queries(argc, argv);
+  if (argc >= 2 && strcmp(argv[1], "api") == 0)
+    return run_api(argc, argv);
+  fprintf(stderr, "usage: test queries|api ...\n");
+  return 2;
+}
