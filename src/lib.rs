@@ -86,6 +86,7 @@ mod index;
 pub mod ingest;
 pub mod io;
 pub mod search;
+pub mod time;
 #[doc(hidden)]
 pub mod tree;
 
@@ -95,10 +96,10 @@ pub use error::{Error, Result, SourceDamage};
 pub use index::locate;
 pub use index::{
     Action, DEFAULT_CACHE_BYTES, FollowEvent, Followed, Follower, Index, Info, LineBuf, LinesRead,
-    OpenOptions, Opened, SourceStat, VerifyReport,
+    OpenOptions, Opened, SourceStat, TimeInfo, VerifyReport,
 };
-pub use ingest::BuildOptions;
 pub use ingest::fingerprint::{Evidence, Memo, Proof, Verdict};
+pub use ingest::{BuildOptions, TimeOptions};
 pub use tree::Checkpoint;
 
 impl Index {
