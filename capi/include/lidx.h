@@ -308,6 +308,14 @@
 #define LIDX_ACTION_DAMAGED 6
 
 /**
+ * The sidecar was fresh but was built again to add a time index. This
+ * interface does not ask for time indexes yet, so no open through it
+ * reports this; it is defined so that every action the library knows has
+ * a code.
+ */
+#define LIDX_ACTION_TIME_ADDED 7
+
+/**
  * The version of lidx_search_options this header describes.
  */
 #define LIDX_SEARCH_OPTIONS_VERSION 1

@@ -513,6 +513,11 @@ pub const LIDX_ACTION_FORCED: i32 = 5;
 /// damage were indexed in memory (lidx_info() `damage` says what and
 /// where); nothing was written.
 pub const LIDX_ACTION_DAMAGED: i32 = 6;
+/// The sidecar was fresh but was built again to add a time index. This
+/// interface does not ask for time indexes yet, so no open through it
+/// reports this; it is defined so that every action the library knows has
+/// a code.
+pub const LIDX_ACTION_TIME_ADDED: i32 = 7;
 
 fn verdict_code(v: Verdict) -> i32 {
     match v {
@@ -543,6 +548,7 @@ pub(crate) fn action_code(a: Action) -> i32 {
         Action::Rebuilt(_) => LIDX_ACTION_REBUILT,
         Action::Forced => LIDX_ACTION_FORCED,
         Action::Damaged => LIDX_ACTION_DAMAGED,
+        Action::TimeAdded => LIDX_ACTION_TIME_ADDED,
     }
 }
 
