@@ -193,7 +193,8 @@ static int run_queries(int argc, char **argv) {
       fprintf(w, "= %s needed %zu lines %" PRIu64 "\n", lidx_status_str(rc),
               needed, got);
       if (rc == LIDX_OK) {
-        fwrite(buf, 1, needed, w);
+        if (needed)
+          fwrite(buf, 1, needed, w);
         fputc('\n', w);
       }
       free(buf);
