@@ -905,8 +905,10 @@ int lidx_pattern_new(const char *pattern,
                      struct lidx_pattern **out);
 
 /**
- * Frees `pattern`. NULL is allowed. Returns LIDX_OK. No search may be
- * using it.
+ * Frees `pattern`. NULL is allowed. Returns LIDX_OK.
+ *
+ * Not thread-safe with respect to `pattern`: no search may be using it,
+ * and it must not be used afterwards. Other patterns are not affected.
  *
  * # Safety
  * `pattern` is NULL or a pattern from lidx_pattern_new() not freed yet.
@@ -988,8 +990,10 @@ int lidx_follow_poll(const struct lidx_follower *follower,
 
 /**
  * Stops following and frees `follower`. NULL is allowed. Returns LIDX_OK.
- * Handles it gave out stay valid (close them with lidx_close()). No other
- * call may be using it.
+ * Handles it gave out stay valid (close them with lidx_close()).
+ *
+ * Not thread-safe with respect to `follower`: no poll may be using it,
+ * and it must not be used afterwards.
  *
  * # Safety
  * `follower` is NULL or a follower from lidx_follow_open() not closed yet.

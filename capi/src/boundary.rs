@@ -51,10 +51,13 @@ fn set_message(message: String) {
     LAST.with(|m| *m.borrow_mut() = message);
 }
 
-/// Runs `body`, the whole work of an entry point, and returns its status
-/// code: [`LIDX_OK`], the code of its failure, or [`LIDX_ERROR_INTERNAL`]
-/// for a panic, which is caught here. Sets this thread's message.
-pub(crate) fn guard(body: impl FnOnce() -> Outcome) -> c_int {
+/// Runs `body`, the whole work of entry point `function`, and returns its
+/// status code: [`LIDX_OK`], the code of its failure, or
+/// [`LIDX_ERROR_INTERNAL`] for a panic, which is caught here. Sets this
+/// thread's message. Messages about the call itself (invalid arguments,
+/// internal errors) start with the function's name; the others already
+/// name the file and what is wrong with it.
+pub(crate) fn guard(function: &str, body: impl FnOnce() -> Outcome) -> c_int {
     // AssertUnwindSafe: after a panic the caller is told the handle may be
     // inconsistent (LIDX_ERROR_INTERNAL: close it); nothing here is reused.
     let (code, message) = match catch_unwind(AssertUnwindSafe(body)) {
@@ -74,7 +77,11 @@ pub(crate) fn guard(body: impl FnOnce() -> Outcome) -> c_int {
             )
         }
     };
-    set_message(message);
+    if code == LIDX_ERROR_INVALID || code == LIDX_ERROR_INTERNAL {
+        set_message(format!("{function}: {message}"));
+    } else {
+        set_message(message);
+    }
     code
 }
 
@@ -108,13 +115,13 @@ mod tests {
 
     #[test]
     fn panics_become_internal_errors() {
-        let code = guard(|| panic!("boom {}", 7));
+        let code = guard("f", || panic!("boom {}", 7));
         assert_eq!(code, LIDX_ERROR_INTERNAL);
         assert_eq!(
             message(),
-            "internal error in lidx (please report it): boom 7"
+            "f: internal error in lidx (please report it): boom 7"
         );
-        let code = guard(|| std::panic::panic_any(42u8));
+        let code = guard("f", || std::panic::panic_any(42u8));
         assert_eq!(code, LIDX_ERROR_INTERNAL);
         assert!(message().ends_with("a panic without a message"));
     }
@@ -122,24 +129,27 @@ mod tests {
     #[test]
     fn success_clears_the_message_and_errors_set_it() {
         assert_eq!(
-            guard(|| Err(Fail::invalid("bad\0thing"))),
+            guard("lidx_x", || Err(Fail::invalid("bad\0thing"))),
             LIDX_ERROR_INVALID
         );
-        assert_eq!(message(), "bad\\0thing");
-        assert_eq!(guard(|| Ok(())), LIDX_OK);
+        assert_eq!(message(), "lidx_x: bad\\0thing");
+        assert_eq!(guard("f", || Ok(())), LIDX_OK);
         assert_eq!(message(), "");
     }
 
     #[test]
     fn messages_are_per_thread() {
-        assert_eq!(guard(|| Err(Fail::invalid("mine"))), LIDX_ERROR_INVALID);
+        assert_eq!(
+            guard("f", || Err(Fail::invalid("mine"))),
+            LIDX_ERROR_INVALID
+        );
         std::thread::spawn(|| {
             assert_eq!(message(), "");
-            guard(|| Err(Fail::invalid("theirs")));
-            assert_eq!(message(), "theirs");
+            guard("f", || Err(Fail::invalid("theirs")));
+            assert_eq!(message(), "f: theirs");
         })
         .join()
         .unwrap();
-        assert_eq!(message(), "mine");
+        assert_eq!(message(), "f: mine");
     }
 }

@@ -68,7 +68,7 @@ pub unsafe extern "C" fn lidx_follow_open(
     from: u64,
     out: *mut *mut lidx_follower,
 ) -> c_int {
-    guard(|| {
+    guard("lidx_follow_open", || {
         if out.is_null() {
             return Err(Fail::invalid("out is NULL"));
         }
@@ -114,7 +114,7 @@ pub unsafe extern "C" fn lidx_follow_poll(
     event: *mut lidx_follow_event,
     index: *mut *mut lidx_index,
 ) -> c_int {
-    guard(|| {
+    guard("lidx_follow_poll", || {
         // SAFETY: the caller's contract for follower.
         let f = unsafe { ffi::obj(follower, "follower") }?;
         if event.is_null() {
@@ -170,14 +170,16 @@ pub unsafe extern "C" fn lidx_follow_poll(
 }
 
 /// Stops following and frees `follower`. NULL is allowed. Returns LIDX_OK.
-/// Handles it gave out stay valid (close them with lidx_close()). No other
-/// call may be using it.
+/// Handles it gave out stay valid (close them with lidx_close()).
+///
+/// Not thread-safe with respect to `follower`: no poll may be using it,
+/// and it must not be used afterwards.
 ///
 /// # Safety
 /// `follower` is NULL or a follower from lidx_follow_open() not closed yet.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn lidx_follow_close(follower: *mut lidx_follower) -> c_int {
-    guard(|| {
+    guard("lidx_follow_close", || {
         // SAFETY: the caller's contract: a live follower given back once.
         drop(unsafe { ffi::take(follower) });
         Ok(())

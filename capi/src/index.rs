@@ -127,7 +127,7 @@ pub struct lidx_open_options {
 /// `opts` is NULL or points to writable memory for a lidx_open_options.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn lidx_open_options_init(opts: *mut lidx_open_options) -> c_int {
-    guard(|| {
+    guard("lidx_open_options_init", || {
         let defaults = lidx_open_options {
             version: LIDX_OPEN_OPTIONS_VERSION,
             policy: LIDX_POLICY_REFRESH,
@@ -237,7 +237,7 @@ pub unsafe extern "C" fn lidx_open(
     opts: *const lidx_open_options,
     out: *mut *mut lidx_index,
 ) -> c_int {
-    guard(|| {
+    guard("lidx_open", || {
         if out.is_null() {
             return Err(Fail::invalid("out is NULL"));
         }
@@ -283,7 +283,7 @@ pub unsafe extern "C" fn lidx_open(
 /// `index` is NULL or a handle from this library that is not closed yet.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn lidx_close(index: *mut lidx_index) -> c_int {
-    guard(|| {
+    guard("lidx_close", || {
         // SAFETY: the caller's contract: a live handle given back once.
         drop(unsafe { ffi::take(index) });
         Ok(())
@@ -292,13 +292,14 @@ pub unsafe extern "C" fn lidx_close(index: *mut lidx_index) -> c_int {
 
 /// A request past the end, said in this interface's terms (the core's
 /// message numbers lines from 1, as the command line does).
-fn zero_based(e: lidx_core::Error, what: &str) -> Fail {
+fn zero_based(h: &lidx_index, e: lidx_core::Error, what: &str) -> Fail {
     match e {
         lidx_core::Error::OutOfRange { lines, size, .. } => Fail::new(
             crate::status::LIDX_PAST_END,
             format!(
-                "{what} is past the end (the file has {lines} lines, numbered from 0, \
-                 and {size} bytes)"
+                "{}: {what} is past the end (the file has {lines} lines, numbered from 0, \
+                 and {size} bytes)",
+                h.index.source_path().display()
             ),
         ),
         e => e.into(),
@@ -322,7 +323,7 @@ unsafe fn handle<'a>(p: *const lidx_index) -> Result<&'a lidx_index, Fail> {
 /// `index` is a live handle; `lines` is NULL or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn lidx_line_count(index: *const lidx_index, lines: *mut u64) -> c_int {
-    guard(|| {
+    guard("lidx_line_count", || {
         // SAFETY: the caller's contract for index.
         let h = unsafe { handle(index) }?;
         // SAFETY: the caller's contract for lines.
@@ -338,7 +339,7 @@ pub unsafe extern "C" fn lidx_line_count(index: *const lidx_index, lines: *mut u
 /// `index` is a live handle; `bytes` is NULL or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn lidx_source_len(index: *const lidx_index, bytes: *mut u64) -> c_int {
-    guard(|| {
+    guard("lidx_source_len", || {
         // SAFETY: the caller's contract for index.
         let h = unsafe { handle(index) }?;
         // SAFETY: the caller's contract for bytes.
@@ -365,13 +366,13 @@ pub unsafe extern "C" fn lidx_line_span(
     start: *mut u64,
     end: *mut u64,
 ) -> c_int {
-    guard(|| {
+    guard("lidx_line_span", || {
         // SAFETY: the caller's contract for index.
         let h = unsafe { handle(index) }?;
         let span = h
             .index
             .line_span(line)
-            .map_err(|e| zero_based(e, &format!("line {line}")))?;
+            .map_err(|e| zero_based(h, e, &format!("line {line}")))?;
         // SAFETY: the caller's contract for start and end.
         unsafe {
             ffi::put(start, span.start);
@@ -395,13 +396,13 @@ pub unsafe extern "C" fn lidx_line_at(
     offset: u64,
     line: *mut u64,
 ) -> c_int {
-    guard(|| {
+    guard("lidx_line_at", || {
         // SAFETY: the caller's contract for index.
         let h = unsafe { handle(index) }?;
         let n = h
             .index
             .line_at(offset)
-            .map_err(|e| zero_based(e, &format!("offset {offset}")))?;
+            .map_err(|e| zero_based(h, e, &format!("offset {offset}")))?;
         // SAFETY: the caller's contract for line.
         unsafe { ffi::put_required(line, n, "line") }
     })
@@ -437,7 +438,7 @@ pub unsafe extern "C" fn lidx_read_lines(
     needed: *mut usize,
     lines_read: *mut u64,
 ) -> c_int {
-    guard(|| {
+    guard("lidx_read_lines", || {
         // SAFETY: the caller's contract for index.
         let h = unsafe { handle(index) }?;
         // SAFETY: the caller's contract for buf and cap.
@@ -457,7 +458,8 @@ pub unsafe extern "C" fn lidx_read_lines(
             Err(Fail::new(
                 LIDX_ERROR_BUFFER,
                 format!(
-                    "lines {}..{} take {} bytes; the buffer holds {cap}",
+                    "{}: lines {}..{} take {} bytes; the buffer holds {cap}",
+                    h.index.source_path().display(),
                     got.first_line,
                     got.first_line + got.lines,
                     got.len
@@ -568,7 +570,7 @@ pub unsafe extern "C" fn lidx_verdict(
     verdict: *mut i32,
     action: *mut i32,
 ) -> c_int {
-    guard(|| {
+    guard("lidx_verdict", || {
         // SAFETY: the caller's contract for index.
         let h = unsafe { handle(index) }?;
         // SAFETY: the caller's contract for verdict and action.
@@ -643,7 +645,7 @@ pub struct lidx_index_info {
 /// lidx_index_info.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn lidx_info(index: *const lidx_index, info: *mut lidx_index_info) -> c_int {
-    guard(|| {
+    guard("lidx_info", || {
         // SAFETY: the caller's contract for index.
         let h = unsafe { handle(index) }?;
         let i = h.index.info();

@@ -58,7 +58,7 @@ pub struct lidx_search_options {
 /// `opts` is NULL or points to writable memory for a lidx_search_options.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn lidx_search_options_init(opts: *mut lidx_search_options) -> c_int {
-    guard(|| {
+    guard("lidx_search_options_init", || {
         let defaults = lidx_search_options {
             version: LIDX_SEARCH_OPTIONS_VERSION,
             flags: 0,
@@ -103,7 +103,7 @@ pub unsafe extern "C" fn lidx_pattern_new(
     opts: *const lidx_search_options,
     out: *mut *mut lidx_pattern,
 ) -> c_int {
-    guard(|| {
+    guard("lidx_pattern_new", || {
         if out.is_null() {
             return Err(Fail::invalid("out is NULL"));
         }
@@ -160,14 +160,16 @@ pub unsafe extern "C" fn lidx_pattern_new(
     })
 }
 
-/// Frees `pattern`. NULL is allowed. Returns LIDX_OK. No search may be
-/// using it.
+/// Frees `pattern`. NULL is allowed. Returns LIDX_OK.
+///
+/// Not thread-safe with respect to `pattern`: no search may be using it,
+/// and it must not be used afterwards. Other patterns are not affected.
 ///
 /// # Safety
 /// `pattern` is NULL or a pattern from lidx_pattern_new() not freed yet.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn lidx_pattern_free(pattern: *mut lidx_pattern) -> c_int {
-    guard(|| {
+    guard("lidx_pattern_free", || {
         // SAFETY: the caller's contract: a live pattern given back once.
         drop(unsafe { ffi::take(pattern) });
         Ok(())
@@ -258,7 +260,7 @@ pub unsafe extern "C" fn lidx_search(
     ctx: *mut c_void,
     matched: *mut u64,
 ) -> c_int {
-    guard(|| {
+    guard("lidx_search", || {
         // SAFETY: the caller's contract for index.
         let h = unsafe { ffi::obj(index, "index") }?;
         // SAFETY: the caller's contract for pattern.
