@@ -191,8 +191,8 @@ impl Index {
                     count += 1;
                 }
             } else {
-                let mut next = id + 1 + expect.len() as u32;
-                for &(max, min, child) in &entries {
+                let first = id + 1 + expect.len() as u32;
+                for (next, &(max, min, child)) in (first..).zip(&entries) {
                     if child != next {
                         return Err(corrupt(
                             id,
@@ -201,7 +201,6 @@ impl Index {
                             ),
                         ));
                     }
-                    next += 1;
                     expect.push_back((level - 1, Some((max, min))));
                 }
             }

@@ -198,7 +198,7 @@ fn syslog(line: &[u8]) -> Option<(u32, u32, u32, u32, u32, u32)> {
     } else {
         0
     };
-    (d >= 1 && d <= 31 && h < 24 && mi < 60 && s <= 60).then_some((mo, d, h, mi, s, ns))
+    ((1..=31).contains(&d) && h < 24 && mi < 60 && s <= 60).then_some((mo, d, h, mi, s, ns))
 }
 
 /// A common-log-format stamp `[dd/Mmm/yyyy:HH:MM:SS ±hhmm]` at the first
@@ -482,12 +482,15 @@ fn zone(tz: &str) -> Result<(jiff::tz::TimeZone, String)> {
     Ok((z, tz.to_string()))
 }
 
+/// A wall-clock minute: year, month, day, hour, minute.
+type Minute = (i64, u32, u32, u32, u32);
+
 /// Reads the stamps of lines in one format, in file order (it remembers
 /// the last minute's UTC offset, and for syslog the last line's time).
 pub struct Stamper {
     f: TimeFormat,
     /// The last wall-clock minute converted, and its UTC offset.
-    minute: Option<((i64, u32, u32, u32, u32), i32)>,
+    minute: Option<(Minute, i32)>,
     /// The time of the last stamped line (syslog years follow it).
     prev: Option<Nanos>,
     /// The wall-clock year of the last stamped line.
