@@ -790,7 +790,7 @@ fn viewer_expected(o: &Oracle<'_>, line: u64, height: u64, pattern: &str) -> Vec
         top = (top + height).min(last_top);
         show(&mut w, top, "page down");
     }
-    top = if top > height { top - height } else { 0 };
+    top = top.saturating_sub(height);
     show(&mut w, top, "page up");
     let matches = |l: u64| {
         let bytes = o.line(l);
