@@ -48,7 +48,14 @@ fn set_message(message: String) {
     // A message cannot hold a NUL byte; none of lidx's do, but a path or a
     // pattern quoted in one might in principle.
     let message = CString::new(message.replace('\0', "\\0")).unwrap_or_default();
-    LAST.with(|m| *m.borrow_mut() = message);
+    // try_with: a call from a C thread-local destructor, after this slot
+    // was destroyed, keeps no message instead of panicking outside the
+    // guard (a panic there would abort).
+    let _ = LAST.try_with(|m| {
+        if let Ok(mut slot) = m.try_borrow_mut() {
+            *slot = message;
+        }
+    });
 }
 
 /// Runs `body`, the whole work of entry point `function`, and returns its
@@ -96,8 +103,12 @@ pub(crate) fn guard(function: &str, body: impl FnOnce() -> Outcome) -> c_int {
 #[unsafe(no_mangle)]
 pub extern "C" fn lidx_errmsg() -> *const c_char {
     // The CString lives in this thread's slot until the next set_message
-    // on this thread, which is what the contract above promises.
-    LAST.with(|m| m.borrow().as_ptr())
+    // on this thread, which is what the contract above promises. Without
+    // the slot (a thread-local destructor running after it), "".
+    LAST.try_with(|m| m.try_borrow().map(|s| s.as_ptr()).ok())
+        .ok()
+        .flatten()
+        .unwrap_or(c"".as_ptr())
 }
 
 #[cfg(test)]
