@@ -5,6 +5,9 @@
  *
  *   abi_overhead FILE N SEED
  *
+ * line_count does no I/O: its time is the boundary's own cost (the guard,
+ * the per-thread message).
+ *
  * Prints one line per operation: "NAME NS_PER_CALL CHECKSUM", for N calls
  * on pseudo-random lines or offsets after one untimed warm-up pass.
  */
@@ -50,8 +53,11 @@ int main(int argc, char **argv) {
   lidx_line_count(ix, &lines);
   lidx_source_len(ix, &size);
   static uint8_t page[1 << 20];
-  for (int op = 0; op < 3; op++) {
-    const char *name = op == 0 ? "line_span" : op == 1 ? "line_at" : "read_40_lines";
+  for (int op = 0; op < 4; op++) {
+    const char *name = op == 0   ? "line_span"
+                       : op == 1 ? "line_at"
+                       : op == 2 ? "read_40_lines"
+                                 : "line_count";
     uint64_t sum = 0;
     double t0 = 0;
     for (int pass = 0; pass < 2; pass++) {
@@ -71,6 +77,11 @@ int main(int argc, char **argv) {
           if ((rc = lidx_line_at(ix, r % size, &l)) != LIDX_OK)
             return fail(name, rc);
           sum += l;
+        } else if (op == 3) {
+          uint64_t c;
+          if ((rc = lidx_line_count(ix, &c)) != LIDX_OK)
+            return fail(name, rc);
+          sum += c ^ r;
         } else {
           size_t needed;
           uint64_t got;

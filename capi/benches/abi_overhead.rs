@@ -1,5 +1,6 @@
 //! The C ABI's overhead per call: the same lookups (line → span, offset →
-//! line, a 40-line page into a buffer) on the same file, through the Rust
+//! line, a 40-line page into a buffer, and the line count, which does no
+//! I/O and so shows the boundary's own cost) on the same file, through the Rust
 //! API in this process and through `lidx.h` in `abi_overhead.c`, linked
 //! against the release `liblidx.so` (built here with `cargo build
 //! --release -p lidx-capi --lib`). Both sides run one warm-up pass, then
@@ -36,7 +37,8 @@ fn rust_side(index: &Index, n: u64) -> Vec<(String, f64, u64)> {
     let size = index.source_len();
     let mut page = vec![0u8; 1 << 20];
     let mut out = Vec::new();
-    for (op, name) in ["line_span", "line_at", "read_40_lines"].iter().enumerate() {
+    let ops = ["line_span", "line_at", "read_40_lines", "line_count"];
+    for (op, name) in ops.iter().enumerate() {
         let mut sum = 0u64;
         let mut t0 = Instant::now();
         for pass in 0..2 {
@@ -53,6 +55,7 @@ fn rust_side(index: &Index, n: u64) -> Vec<(String, f64, u64)> {
                         span.start ^ span.end
                     }
                     1 => index.line_at(r % size).expect("line_at"),
+                    3 => black_box(index).line_count() ^ r,
                     _ => {
                         let l = r % lines;
                         let got = index

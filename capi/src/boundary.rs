@@ -45,6 +45,15 @@ thread_local! {
 }
 
 fn set_message(message: String) {
+    // The common case, a success after a success, allocates nothing (it
+    // is most of the boundary's cost per call otherwise).
+    if message.is_empty()
+        && LAST
+            .try_with(|m| m.try_borrow().is_ok_and(|s| s.is_empty()))
+            .unwrap_or(false)
+    {
+        return;
+    }
     // A message cannot hold a NUL byte; none of lidx's do, but a path or a
     // pattern quoted in one might in principle.
     let message = CString::new(message.replace('\0', "\\0")).unwrap_or_default();
