@@ -62,6 +62,11 @@ class LineFile(io.RawIOBase):
         self._checked()
         return False
 
+    def write(self, data) -> int:
+        """Not supported: a ``LineFile`` is read-only."""
+        self._checked()
+        raise io.UnsupportedOperation("write: lidx files are read-only")
+
     def read(self, size: "int | None" = -1) -> bytes:
         """Up to ``size`` bytes from the position (all the rest when
         ``size`` is negative or None); ``b""`` at the end."""

@@ -51,11 +51,14 @@ pub fn new_error(py: Python<'_>, class: &str, message: String) -> PyErr {
     }
 }
 
+/// Sets an exception's attributes beyond its message.
+type SetAttrs<'a> = &'a dyn Fn(&Bound<'_, PyAny>) -> PyResult<()>;
+
 fn make(
     py: Python<'_>,
     class: &str,
     message: String,
-    attrs: Option<&dyn Fn(&Bound<'_, PyAny>) -> PyResult<()>>,
+    attrs: Option<SetAttrs<'_>>,
 ) -> PyResult<PyErr> {
     let module = py.import("lidx._errors")?;
     let value = module.getattr(class)?.call1((message,))?;

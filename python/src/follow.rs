@@ -71,7 +71,9 @@ impl Follower {
         if let Some(e) = index.damaged_error() {
             return Err(to_py(py, e));
         }
-        let complete = py.detach(|| complete_lines(&index)).map_err(|e| to_py(py, e))?;
+        let complete = py
+            .detach(|| complete_lines(&index))
+            .map_err(|e| to_py(py, e))?;
         let from = match start {
             None => complete,
             Some(n) => numbering::line(py, &index, n)?,
@@ -177,11 +179,17 @@ impl Follower {
     fn poll<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         let mut items: Vec<Bound<'py, PyTuple>> = Vec::new();
         for (n, l) in self.queue.drain(..) {
-            items.push(PyTuple::new(py, [n.into_pyobject(py)?.into_any(), l.into_bound(py).into_any()])?);
+            items.push(PyTuple::new(
+                py,
+                [n.into_pyobject(py)?.into_any(), l.into_bound(py).into_any()],
+            )?);
         }
         let (first, bytes) = self.poll_once(py)?;
         for (n, l) in Follower::split(py, first, &bytes) {
-            items.push(PyTuple::new(py, [n.into_pyobject(py)?.into_any(), l.into_any()])?);
+            items.push(PyTuple::new(
+                py,
+                [n.into_pyobject(py)?.into_any(), l.into_any()],
+            )?);
         }
         PyList::new(py, items)
     }

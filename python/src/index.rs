@@ -35,6 +35,43 @@ pub(crate) struct State {
     pub in_memory: bool,
     /// The core's warning about the source (it does not look like text).
     pub warning: Option<String>,
+    /// The file as it was when its content was checked at open (its
+    /// modification time differed from the fingerprint's): the same file
+    /// later needs no new check to be unchanged (as the core's `Memo`).
+    pub proven: Option<Snapshot>,
+}
+
+/// What identifies one version of a local file, as the core's `Memo` does:
+/// device, inode, size, modification and change times.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) struct Snapshot([i64; 7]);
+
+impl Snapshot {
+    fn of(path: &Path) -> Option<Snapshot> {
+        use std::os::unix::fs::MetadataExt;
+        if lidx::io::is_url(path) {
+            return None;
+        }
+        let m = std::fs::metadata(path).ok()?;
+        Some(Snapshot([
+            m.dev() as i64,
+            m.ino() as i64,
+            m.size() as i64,
+            m.mtime(),
+            m.mtime_nsec(),
+            m.ctime(),
+            m.ctime_nsec(),
+        ]))
+    }
+
+    /// The snapshot of `path` if `index`'s unchanged verdict rests on its
+    /// content rather than on the fingerprint's modification time.
+    fn if_proven(path: &Path, index: &lidx::Index) -> Option<Snapshot> {
+        match index.evidence() {
+            Some(lidx::Evidence::Content(_) | lidx::Evidence::Remembered) => Snapshot::of(path),
+            _ => None,
+        }
+    }
 }
 
 fn action_name(a: Action) -> &'static str {
@@ -112,6 +149,7 @@ fn open_state(
         in_memory: opened.action == Action::Damaged,
         action: action_name(opened.action),
         warning: opened.warning,
+        proven: Snapshot::if_proven(path, &opened.index),
         index: Arc::new(opened.index),
     })
 }
@@ -167,7 +205,14 @@ impl Index {
                 &stat,
                 PROBE_CACHE,
             )?;
-            Ok(fresh.verdict())
+            match fresh.verdict() {
+                // Only the modification time differs from the fingerprint,
+                // and this very file was checked when the index was opened.
+                Verdict::Unverified if st.proven.is_some() && st.proven == Snapshot::of(path) => {
+                    Ok(Verdict::Unchanged)
+                }
+                v => Ok(v),
+            }
         })
         .py(py)
     }
@@ -294,6 +339,7 @@ impl Index {
             }
         });
         let index = p.finish(py, r)?;
+        let proven = Snapshot::if_proven(&path, &index);
         let mut opts = OpenOptions::new();
         opts.cache_bytes(cache);
         Ok(Index {
@@ -304,6 +350,7 @@ impl Index {
                 action: "loaded",
                 in_memory: true,
                 warning: None,
+                proven,
             }))),
         })
     }
@@ -697,10 +744,7 @@ impl Index {
         d.set_item("lines", i.lines)?;
         d.set_item("source_size", i.source_size)?;
         d.set_item("sidecar_size", i.sidecar_size)?;
-        d.set_item(
-            "sidecar_percent",
-            (i.sidecar_percent() * 1e4).round() / 1e4,
-        )?;
+        d.set_item("sidecar_percent", (i.sidecar_percent() * 1e4).round() / 1e4)?;
         d.set_item("checkpoints", i.checkpoints)?;
         d.set_item("pages", i.pages)?;
         d.set_item("page_size", i.page_size)?;

@@ -37,7 +37,10 @@ fn parse(py: Python<'_>, n: i64) -> PyResult<Ln> {
 /// A count from the end, in an archive whose last line is unknown.
 fn unknown_end(py: Python<'_>, index: &lidx::Index, what: String) -> PyErr {
     match index.damaged_error() {
-        Some(lidx::Error::Damaged { what: damage, lines }) => to_py(
+        Some(lidx::Error::Damaged {
+            what: damage,
+            lines,
+        }) => to_py(
             py,
             lidx::Error::Damaged {
                 what: format!("{what} counts from the last line, which is unknown: {damage}"),

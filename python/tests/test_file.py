@@ -47,7 +47,8 @@ def test_random_reads_are_pythons_gzip(source):
             assert f.seek(off) == off
             ref.seek(off)
             assert f.read(size) == ref.read(size), (off, size)
-            assert f.tell() == ref.tell()
+            if off <= len(data):  # GzipFile's position stops at the end
+                assert f.tell() == ref.tell()
 
 
 def test_seek_whence_and_readall(source):
@@ -153,7 +154,8 @@ def test_same_bytes_as_indexed_gzip(tmp_path, gz):
     igzip = pytest.importorskip("indexed_gzip")
     data = text_of(gz)
     rng = random.Random(4)
-    with lidx.open(gz, span=8192) as f, igzip.IndexedGzipFile(str(gz), spacing=8192) as g:
+    # indexed_gzip's spacing must exceed its 32 KiB window.
+    with lidx.open(gz, span=65536) as f, igzip.IndexedGzipFile(str(gz), spacing=65536) as g:
         g.build_full_index()
         for _ in range(200):
             off = rng.randrange(len(data))
