@@ -80,7 +80,7 @@ fn action_name(a: Action) -> &'static str {
         Action::Verified => "verified",
         Action::Built => "built",
         Action::Extended => "extended",
-        Action::Rebuilt(_) | Action::Forced => "rebuilt",
+        Action::Rebuilt(_) | Action::Forced | Action::TimeAdded => "rebuilt",
         Action::Damaged => "damaged",
     }
 }
