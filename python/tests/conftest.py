@@ -7,6 +7,7 @@ is set (as in CI): then it fails.
 """
 
 import gzip
+import importlib
 import os
 import random
 import shutil
@@ -26,6 +27,13 @@ def require(tool: str) -> str:
             pytest.fail(f"{tool} not found (LIDX_REQUIRE_TOOLS is set)")
         pytest.skip(f"{tool} not found")
     return path
+
+
+def require_module(name: str):
+    """The module ``name``, or skip (fail in CI) when it is not installed."""
+    if os.environ.get("LIDX_REQUIRE_TOOLS"):
+        return importlib.import_module(name)
+    return pytest.importorskip(name)
 
 
 def run(*args, check=True, input=None) -> subprocess.CompletedProcess:

@@ -8,7 +8,7 @@ import random
 import pytest
 
 import lidx
-from conftest import split_lines, text_of
+from conftest import require_module, split_lines, text_of
 
 
 @pytest.fixture(params=["plain", "gzip"])
@@ -151,7 +151,7 @@ def test_index_open_shares_the_index(text):
 def test_same_bytes_as_indexed_gzip(tmp_path, gz):
     """The drop-in: the same seeks and reads as indexed_gzip's
     IndexedGzipFile return the same bytes."""
-    igzip = pytest.importorskip("indexed_gzip")
+    igzip = require_module("indexed_gzip")
     data = text_of(gz)
     rng = random.Random(4)
     # indexed_gzip's spacing must exceed its 32 KiB window.
