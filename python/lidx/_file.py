@@ -43,6 +43,7 @@ class LineFile(io.RawIOBase):
 
     @property
     def mode(self) -> str:
+        """``"rb"``: the file is read-only and binary."""
         return "rb"
 
     def _checked(self) -> Index:
