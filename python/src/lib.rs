@@ -2,17 +2,17 @@
 //!
 //! A face of the `lidx` library like the command line, using only its
 //! public API. The classes here are what Python sees as `lidx.Index`
-//! ([`index`]), `lidx.Matches` ([`grep`]) and `lidx.Follower` ([`follow`]);
+//! (`index`), `lidx.Matches` (`grep`) and `lidx.Follower` (`follow`);
 //! the file object `lidx.LineFile` and the exception classes are Python
 //! (`lidx/_file.py`, `lidx/_errors.py`), and `lidx/__init__.pyi` types it
 //! all.
 //!
-//! Conventions of the Python API, stated once in [`numbering`]: lines are
+//! Conventions of the Python API, stated once in `numbering`: lines are
 //! numbered from 1 (as by the command line), negative numbers count from
 //! the end, ranges hold both ends; byte offsets are 0-based. Every read,
 //! build and search runs with the GIL released ([`Python::detach`]); a
-//! build's progress and Ctrl-C reach Python through [`progress`]. Errors
-//! are raised with the command line's messages ([`errors`]). Nothing is
+//! build's progress and Ctrl-C reach Python through `progress`. Errors
+//! are raised with the command line's messages (`errors`). Nothing is
 //! printed, and nothing is kept in statics.
 
 #![deny(missing_docs)]
