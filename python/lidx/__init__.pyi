@@ -34,6 +34,13 @@ class GzipInfo(TypedDict):
     access_points: int
     span: int
 
+class TimeInfo(TypedDict):
+    format: str
+    detected: bool
+    zone: str
+    first: Union[str, None]
+    last: Union[str, None]
+
 class Info(TypedDict):
     file: str
     sidecar: Union[str, None]
@@ -51,6 +58,7 @@ class Info(TypedDict):
     fresh: bool
     evidence: str
     gzip: Union[GzipInfo, None]
+    time: Union[TimeInfo, None]
     action: Action
     damage: Union[str, None]
 

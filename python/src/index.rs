@@ -730,7 +730,9 @@ impl Index {
     /// ``checkpoints``, ``pages``, ``page_size``, ``height``, ``spacing``,
     /// ``version``, ``source`` (the verdict at open), ``fresh``,
     /// ``evidence``, ``gzip`` (``compressed_size``, ``access_points``,
-    /// ``span``, or None); and ``action`` and ``damage``.
+    /// ``span``, or None), ``time`` (a sidecar with a time index, built by
+    /// ``lidx index --time``: ``format``, ``detected``, ``zone``, ``first``,
+    /// ``last``; or None); and ``action`` and ``damage``.
     fn info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let st = self.state()?;
         let index = &st.index;
@@ -763,6 +765,23 @@ impl Index {
                 d.set_item("gzip", g)?;
             }
             None => d.set_item("gzip", py.None())?,
+        }
+        let time = py.detach(|| index.time_info()).py(py)?;
+        match time {
+            Some(t) => {
+                let (format, detected) = match t.format.strip_prefix("auto:") {
+                    Some(f) => (f.to_string(), true),
+                    None => (t.format, false),
+                };
+                let td = PyDict::new(py);
+                td.set_item("format", format)?;
+                td.set_item("detected", detected)?;
+                td.set_item("zone", t.tz)?;
+                td.set_item("first", t.range.map(|r| lidx::time::format_instant(r.0)))?;
+                td.set_item("last", t.range.map(|r| lidx::time::format_instant(r.1)))?;
+                d.set_item("time", td)?;
+            }
+            None => d.set_item("time", py.None())?,
         }
         d.set_item("action", st.action)?;
         d.set_item("damage", index.damage())?;

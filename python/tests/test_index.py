@@ -158,3 +158,24 @@ def test_threads_share_one_index(source):
 
     with ThreadPoolExecutor(8) as pool:
         assert all(pool.map(check, range(16)))
+
+
+def test_info_of_a_time_index_is_the_cli(tmp_path, lidx_cli):
+    """A sidecar built with ``lidx index --time`` (the Python API opens it
+    and reads its time index's description as ``lidx info --json``)."""
+    import json
+
+    log = tmp_path / "stamped.log"
+    log.write_bytes(b"".join(
+        b"2026-11-%02dT10:00:%02dZ event %d\n" % (1 + i // 60, i % 60, i) for i in range(600)
+    ))
+    run(lidx_cli, "index", "-q", "--time", "--tz", "UTC", log)
+    cli = json.loads(run(lidx_cli, "info", "--json", log).stdout)
+    with lidx.Index(log, build=False) as idx:
+        info = idx.info()
+    for key, value in cli.items():
+        assert info[key] == value, key
+    assert info["time"] == {
+        "format": "iso8601", "detected": True, "zone": "UTC",
+        "first": "2026-11-01T10:00:00Z", "last": "2026-11-10T10:00:59Z",
+    }
