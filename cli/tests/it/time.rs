@@ -1053,10 +1053,11 @@ fn a_damaged_archive_answers_time_queries_on_the_lines_kept() {
     gz[n - 8] ^= 0xff;
     let file = write(dir.path(), "damaged.log.gz", &gz);
     let f = file.to_str().unwrap();
-    let mut kept = Log::default();
-    kept.text = log.text[..cut].to_vec();
-    kept.starts = log.starts[..=1500].to_vec();
-    kept.times = log.times[..1500].to_vec();
+    let kept = Log {
+        text: log.text[..cut].to_vec(),
+        starts: log.starts[..=1500].to_vec(),
+        times: log.times[..1500].to_vec(),
+    };
     let (lo, hi) = kept.extremes().unwrap();
     for k in 0..12 {
         let t = lo + (hi - lo) / 12 * k;
