@@ -152,6 +152,8 @@ pub unsafe extern "C" fn lidx_pattern_new(
             after: o.after,
             max_count: (o.max_count != 0).then_some(o.max_count),
             passthru: false,
+            // Every reported line carries its number.
+            skip_line_numbers: false,
         };
         let raw = Box::into_raw(Box::new(lidx_pattern { matcher, scan }));
         // SAFETY: out is non-NULL and writable by the caller's contract.

@@ -559,6 +559,7 @@ fn search_expected(o: &Oracle<'_>, index: &lidx_core::Index, s: &SearchQuery, w:
         after: s.after,
         max_count: (s.max != 0).then_some(s.max),
         passthru: false,
+        skip_line_numbers: false,
     };
     let mut t = Transcript {
         out: w,

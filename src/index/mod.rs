@@ -279,10 +279,18 @@ impl Index {
         };
         let ap_hints =
             (gz && stat.remote).then(|| gzip::ApHints::new(std::sync::Arc::clone(&sidecar), &sb));
+        // The node pages (line tree, time tree) end where a gzip sidecar's
+        // access points begin.
+        let nodes_end = if gz {
+            sb.gzip.ap_first_page
+        } else {
+            sb.page_count
+        };
         let cache = PageCache::new(
             Box::new(std::sync::Arc::clone(&sidecar)),
             sb.page_size,
             sb.page_count,
+            nodes_end,
             cache_bytes,
         );
         let root = cache.read_uncached(sb.root_page)?;
@@ -426,7 +434,13 @@ impl Index {
         self.cache.stats()
     }
 
-    pub(crate) fn sidecar_file(&self) -> std::sync::Arc<dyn ReadAt> {
+    /// The sidecar as a positional reader: the very file (or bytes, or
+    /// remote object) this index reads its pages from, even when the path
+    /// has since been replaced by a rebuild. For exporting the sidecar's
+    /// bytes, or binding the same sidecar to a fresh handle on the source
+    /// ([`Index::from_parts_with`]) to ask whether the source changed since
+    /// this index was opened.
+    pub fn sidecar_file(&self) -> std::sync::Arc<dyn ReadAt> {
         std::sync::Arc::clone(&self.sidecar_file)
     }
 
