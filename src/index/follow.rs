@@ -63,11 +63,47 @@ impl Follower {
     /// Checks the file once and writes the new complete lines to `out`
     /// (numbered 1-based with `numbered`, as `lidx lines -n`).
     pub fn poll(&mut self, numbered: bool, out: &mut dyn Write) -> Result<FollowEvent> {
+        let (index, new) = match self.check()? {
+            Checked::Event(e) => return Ok(e),
+            Checked::New(index, new) => (index, new),
+        };
+        let n = index.write_lines(new.clone(), numbered, out)?;
+        out.flush()
+            .map_err(|e| Error::io("write", Path::new("<stdout>"), e))?;
+        self.advance(&index, new.end)?;
+        Ok(FollowEvent::Lines(n))
+    }
+
+    /// Checks the file once, as [`Follower::poll`], but instead of writing
+    /// the new lines, hands over the index that holds them (a viewer reads
+    /// what it shows of them itself): `Some` with [`FollowEvent::Lines`],
+    /// else `None`. The index is fresh for the file as it was at this
+    /// poll; its last line may be one still being written (not counted in
+    /// the event, nor in [`Follower::next_line`]).
+    pub fn poll_index(&mut self) -> Result<(FollowEvent, Option<Index>)> {
+        match self.check()? {
+            Checked::Event(e) => Ok((e, None)),
+            Checked::New(index, new) => {
+                self.advance(&index, new.end)?;
+                Ok((FollowEvent::Lines(new.end - new.start), Some(*index)))
+            }
+        }
+    }
+
+    /// Everything up to line `complete` was reported.
+    fn advance(&mut self, index: &Index, complete: u64) -> Result<()> {
+        self.next_line = complete;
+        self.done_offset = index.lines_span(0..complete)?.end;
+        Ok(())
+    }
+
+    /// Looks at the file: an event, or an index with new complete lines.
+    fn check(&mut self) -> Result<Checked> {
         let (id, len) = match identity(&self.path) {
             Ok(v) => v,
             // Mid-rotation: the old file is gone, the new one not there yet.
             Err(Error::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
-                return Ok(FollowEvent::Idle);
+                return Ok(Checked::Event(FollowEvent::Idle));
             }
             Err(e) => return Err(e),
         };
@@ -75,17 +111,17 @@ impl Follower {
             self.identity = id;
             self.next_line = 0;
             self.done_offset = 0;
-            return Ok(FollowEvent::Restarted);
+            return Ok(Checked::Event(FollowEvent::Restarted));
         }
         if len == self.done_offset && self.done_offset > 0 {
-            return Ok(FollowEvent::Idle);
+            return Ok(Checked::Event(FollowEvent::Idle));
         }
         let opened = self.opts.open(&self.path)?;
         if matches!(opened.action, super::Action::Rebuilt(_)) && self.done_offset > 0 {
             // Rewritten between two polls (truncated and regrown).
             self.next_line = 0;
             self.done_offset = 0;
-            return Ok(FollowEvent::Restarted);
+            return Ok(Checked::Event(FollowEvent::Restarted));
         }
         let index: Index = opened.index;
         // Complete lines only: a last line without `\n` may still grow.
@@ -100,13 +136,16 @@ impl Follower {
             }
         }
         if complete <= self.next_line {
-            return Ok(FollowEvent::Idle);
+            return Ok(Checked::Event(FollowEvent::Idle));
         }
-        let n = index.write_lines(self.next_line..complete, numbered, out)?;
-        out.flush()
-            .map_err(|e| Error::io("write", Path::new("<stdout>"), e))?;
-        self.next_line = complete;
-        self.done_offset = index.lines_span(0..complete)?.end;
-        Ok(FollowEvent::Lines(n))
+        let from = self.next_line;
+        Ok(Checked::New(Box::new(index), from..complete))
     }
+}
+
+/// What [`Follower::check`] found.
+enum Checked {
+    Event(FollowEvent),
+    /// New complete lines, in this index.
+    New(Box<Index>, std::ops::Range<u64>),
 }
