@@ -34,6 +34,7 @@ mod args;
 mod big;
 mod cli;
 mod crash;
+mod docs;
 mod extend;
 mod flips;
 mod grep;
