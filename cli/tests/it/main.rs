@@ -50,3 +50,4 @@ mod run;
 mod ship;
 mod sidecar;
 mod threads;
+mod view;
