@@ -85,6 +85,7 @@ mod index;
 pub mod ingest;
 pub mod io;
 pub mod search;
+pub mod time;
 #[doc(hidden)]
 pub mod tree;
 
@@ -94,10 +95,10 @@ pub use error::{Error, Result, SourceDamage};
 pub use index::locate;
 pub use index::{
     Action, DEFAULT_CACHE_BYTES, FollowEvent, Follower, Index, Info, LineBuf, OpenOptions, Opened,
-    SourceStat, VerifyReport,
+    SourceStat, TimeInfo, VerifyReport,
 };
-pub use ingest::BuildOptions;
 pub use ingest::fingerprint::{Evidence, Memo, Proof, Verdict};
+pub use ingest::{BuildOptions, TimeOptions};
 pub use tree::Checkpoint;
 
 impl Index {

@@ -407,6 +407,7 @@ fn vectors(spec: &str) -> BTreeMap<String, Vector> {
                 buffer_size: 1 << 17,
                 span: span.unwrap_or(DEFAULT_SPAN),
                 plain,
+                time: None,
             };
             assert!(kv.is_empty(), "{info:?}: unexpected parameters {kv:?}");
             let bytes = parse_hex(&info, &body);
@@ -546,6 +547,7 @@ fn sentinel_superblock() -> (Superblock, BTreeMap<&'static str, Vec<u8>>) {
         first_leaf: 0x4847_4645,
         last_leaf: 0x4c4b_4a49,
         head_pages: 0x7776_7574,
+        time_page: 0x7b7a_7978,
         fingerprint: Fingerprint {
             size: 0x5453_5251_504f_4e4d,
             mtime_sec: 0x5c5b_5a59_5857_5655,
@@ -601,6 +603,7 @@ fn sentinel_superblock() -> (Superblock, BTreeMap<&'static str, Vec<u8>>) {
     m.insert("tail_crc", sb.fingerprint.tail_crc.to_le_bytes().to_vec());
     m.insert("source_name_len", vec![name.len() as u8]);
     m.insert("head_pages", sb.head_pages.to_le_bytes().to_vec());
+    m.insert("time_page", sb.time_page.to_le_bytes().to_vec());
     m.insert("source_name", name);
     let g = sb.gzip;
     m.insert("text_len", g.text_len.to_le_bytes().to_vec());

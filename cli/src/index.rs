@@ -28,6 +28,21 @@ pub struct IndexArgs {
     /// bzip2, a zlib stream, ...), which is otherwise refused.
     #[arg(long)]
     plain: bool,
+    /// Also index the lines' times, for --since/--until and
+    /// line-at-time (a log's stamps: ISO 8601, syslog, the common log
+    /// format, epoch seconds or milliseconds, detected from the first
+    /// lines). A sidecar without one gets one on the first time query.
+    #[arg(long)]
+    time: bool,
+    /// How stamps are written (implies --time): iso8601, syslog, clf,
+    /// epoch-s, epoch-ms, or a strftime format such as '%d.%m.%Y %H:%M:%S'.
+    #[arg(long, value_name = "FORMAT")]
+    time_format: Option<String>,
+    /// Time zone of stamps without one (implies --time): an IANA name such
+    /// as Europe/Paris, UTC, or an offset such as +01:00 (default: the
+    /// system's).
+    #[arg(long, value_name = "ZONE")]
+    tz: Option<String>,
     /// Rebuild from scratch even if the sidecar is fresh or damaged.
     #[arg(long)]
     force: bool,
@@ -48,6 +63,17 @@ pub fn run(a: IndexArgs) -> lidx::Result<Status> {
         oo.span(s);
     }
     oo.plain(a.plain);
+    if a.time || a.time_format.is_some() || a.tz.is_some() {
+        let format = a
+            .time_format
+            .as_deref()
+            .map(lidx::time::TimeFormat::kind_of)
+            .transpose()?;
+        oo.time(lidx::TimeOptions {
+            format,
+            tz: a.tz.clone(),
+        });
+    }
     let mut force = a.force;
     if a.plain {
         // A fresh sidecar that reads FILE as gzip: rebuild it as bytes.
@@ -107,6 +133,7 @@ pub fn run(a: IndexArgs) -> lidx::Result<Status> {
             Action::Built => "built".to_string(),
             Action::Extended => "extended".to_string(),
             Action::Forced => "rebuilt".to_string(),
+            Action::TimeAdded => "rebuilt with a time index".to_string(),
             Action::Damaged => unreachable!("returned above"),
             Action::Rebuilt(v) => format!("rebuilt (the file was {v})"),
         };

@@ -1,12 +1,13 @@
 //! `lidx lines FILE RANGE...`: print lines exactly as `sed -n 'A,Bp'`.
 
-use super::{QueryOpts, Status, open_index, range};
+use super::{QueryOpts, Status, range};
 use clap::Args;
 use lidx::Error;
 use std::path::PathBuf;
 
 /// Arguments of `lidx lines`.
 #[derive(Debug, Args)]
+#[command(after_help = super::time::GRAMMAR)]
 pub struct LinesArgs {
     /// The text file (`-`: standard input redirected from a file; a file
     /// named `-n` is `./-n`, or comes after `--`).
@@ -27,7 +28,7 @@ pub struct LinesArgs {
     /// selects nothing ('$-2:3' on a 10-line file). In an archive that
     /// ends early (only the lines before the damage can be read), the last
     /// line is unknown and a range counting from $ is an error.
-    #[arg(required = true, value_name = "RANGE")]
+    #[arg(required_unless_present_any = ["since", "until"], value_name = "RANGE")]
     ranges: Vec<String>,
     /// Prefix each line with its number and ':' (as `grep -n`).
     #[arg(short = 'n', long = "line-number")]
@@ -39,6 +40,8 @@ pub struct LinesArgs {
     #[arg(short = 'f', long)]
     follow: bool,
     #[command(flatten)]
+    time: super::time::TimeArgs,
+    #[command(flatten)]
     opts: QueryOpts,
 }
 
@@ -49,15 +52,38 @@ pub fn run(a: LinesArgs) -> lidx::Result<Status> {
         .map(|r| range::parse(r).map_err(Error::InvalidArgument))
         .collect::<Result<Vec<_>, _>>()?;
     if a.follow {
+        if a.time.selects() {
+            return Err(Error::InvalidArgument(
+                "--follow prints what is appended; it takes a line range, not --since/--until"
+                    .into(),
+            ));
+        }
         return follow(&a, &specs);
     }
-    let index = open_index(&a.file, &a.opts)?;
+    let index = super::time::open(&a.file, &a.opts, &a.time)?;
     // Every range is resolved before anything is printed: one that cannot
     // be (`$` in a damaged archive) is an error with no output.
-    let ranges = specs
+    let mut ranges = specs
         .iter()
         .map(|s| s.resolve_in(&index))
         .collect::<Result<Vec<_>, _>>()?;
+    let timed = a.time.selects();
+    if let Some(t) = a.time.range(&index)? {
+        if ranges.is_empty() {
+            if t.is_empty() {
+                eprintln!("lidx: {}: no line in that time range", a.file.display());
+                return Ok(1);
+            }
+            let mut out = super::stdout();
+            index.write_lines(t, a.numbered, &mut out)?;
+            super::flush(&mut out)?;
+            return Ok(0);
+        }
+        // Line ranges and a time range: the lines in both.
+        for r in &mut ranges {
+            *r = r.start.max(t.start)..r.end.min(t.end);
+        }
+    }
     let lines = index.line_count();
     let mut out = super::stdout();
     let mut printed = 0u64;
@@ -76,7 +102,9 @@ pub fn run(a: LinesArgs) -> lidx::Result<Status> {
         return Err(e);
     }
     if printed == 0 {
-        if let Some(spec) = first_empty {
+        if timed {
+            eprintln!("lidx: {}: no line in that time range", a.file.display());
+        } else if let Some(spec) = first_empty {
             eprintln!("lidx: {}: {}", a.file.display(), spec.why_empty(lines));
         }
         return Ok(1);

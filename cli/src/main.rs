@@ -16,6 +16,7 @@ mod lines;
 mod man;
 mod progress;
 pub mod range;
+mod time;
 mod verify;
 mod view;
 
@@ -53,6 +54,9 @@ enum Command {
     /// Print the 1-based number of the line holding a 0-based byte offset.
     #[command(allow_negative_numbers = true)]
     LineAt(line_at::LineAtArgs),
+    /// Print the 1-based number of the first line at or after a time
+    /// (through the sidecar's time index, built when missing).
+    LineAtTime(time::LineAtTimeArgs),
     /// Describe FILE's sidecar: lines, sizes, checkpoints, pages, freshness.
     #[command(allow_negative_numbers = true)]
     Info(info::InfoArgs),
@@ -138,6 +142,7 @@ pub fn run() -> Status {
         Command::Lines(a) => lines::run(a),
         Command::Count(a) => count::run(a),
         Command::LineAt(a) => line_at::run(a),
+        Command::LineAtTime(a) => time::run_line_at_time(a),
         Command::Info(a) => info::run(a),
         Command::Verify(a) => verify::run(a),
         Command::Grep(a) => grep::run(*a),
@@ -203,12 +208,22 @@ fn one_line(e: &clap::Error) -> String {
 /// extend a grown one, rebuild a changed one (notes on stderr), unless
 /// `--no-build`.
 pub fn open_index(file: &Path, opts: &QueryOpts) -> lidx::Result<Index> {
+    open_with(file, opts, &open_options(opts))
+}
+
+/// The open options of the query commands.
+pub fn open_options(opts: &QueryOpts) -> OpenOptions {
     let mut oo = OpenOptions::new();
     oo.cache_bytes(opts.cache_mb.saturating_mul(1 << 20))
         .refresh(!opts.no_build);
     if let Some(p) = &opts.index {
         oo.sidecar(p);
     }
+    oo
+}
+
+/// Opens FILE's index with `oo`, as [`open_index`] does.
+pub fn open_with(file: &Path, opts: &QueryOpts, oo: &OpenOptions) -> lidx::Result<Index> {
     let mut bar = progress::Progress::new(&file.display().to_string(), opts.quiet);
     let start = std::time::Instant::now();
     let opened = oo.open_with_progress(file, &mut |d, t| bar.update(d, t));
@@ -244,6 +259,7 @@ pub fn note_action(file: &Path, index: &Index, action: Action, took: std::time::
         Action::Extended => "extended (the file grew)".to_string(),
         Action::Rebuilt(v) => format!("rebuilt (the file was {v})"),
         Action::Forced => "rebuilt".to_string(),
+        Action::TimeAdded => "rebuilt with a time index".to_string(),
         Action::Damaged => return,
     };
     eprintln!(

@@ -76,6 +76,60 @@ pub fn successor(n: usize, e: usize) -> Option<usize> {
     }
 }
 
+/// Sorted rank of the key at stored index `e`, for `n` keys: the inverse
+/// of [`permutation`], in O(log² n) without a table.
+pub fn rank(n: usize, e: usize) -> usize {
+    // Nodes in the subtree of logical node `k`, level by level.
+    let size = |k: usize| {
+        let (mut lo, mut hi, mut s) = (k, k, 0);
+        while lo <= n {
+            s += hi.min(n) - lo + 1;
+            lo *= 2;
+            hi = 2 * hi + 1;
+        }
+        s
+    };
+    let mut k = e + 1;
+    let mut r = size(2 * k);
+    while k > 1 {
+        if k & 1 == 1 {
+            // A right child: its parent and the parent's left subtree
+            // come first.
+            r += size(k - 1) + 1;
+        }
+        k /= 2;
+    }
+    r
+}
+
+/// The stored index of the key of sorted rank `r` among `n` (`r < n`):
+/// the inverse of [`rank`].
+pub fn stored_index(n: usize, r: usize) -> usize {
+    // Walk down the implicit tree comparing ranks: O(log n).
+    let size = |k: usize| {
+        let (mut lo, mut hi, mut s) = (k, k, 0);
+        while lo <= n {
+            s += hi.min(n) - lo + 1;
+            lo *= 2;
+            hi = 2 * hi + 1;
+        }
+        s
+    };
+    let mut k = 1;
+    let mut r = r;
+    loop {
+        let left = size(2 * k);
+        match r.cmp(&left) {
+            std::cmp::Ordering::Less => k *= 2,
+            std::cmp::Ordering::Equal => return k - 1,
+            std::cmp::Ordering::Greater => {
+                r -= left + 1;
+                k = 2 * k + 1;
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -84,6 +138,18 @@ mod tests {
         let mut out = vec![0; sorted.len()];
         layout(sorted, &mut out);
         out.iter().map(|v| v.to_le()).collect()
+    }
+
+    #[test]
+    fn rank_inverts_the_permutation() {
+        for n in 1..300usize {
+            let mut p = vec![0; n];
+            permutation(&mut p);
+            for (e, &r) in p.iter().enumerate() {
+                assert_eq!(rank(n, e), r, "n={n} e={e}");
+                assert_eq!(stored_index(n, r), e, "n={n} r={r}");
+            }
+        }
     }
 
     #[test]

@@ -15,6 +15,7 @@ pub mod eytzinger;
 pub mod gzip;
 pub mod node;
 mod superblock;
+pub mod time;
 
 pub use superblock::{
     FINGERPRINT_BLOCK, Fingerprint, GzipFields, SOURCE_NAME_MAX, Superblock, SuperblockError,
@@ -55,6 +56,11 @@ pub const INCOMPAT_KNOWN: u32 = INCOMPAT_GZIP;
 /// first, and the leaves follow them, contiguous and in key order. A reader
 /// may fetch the head in one read; it never needs the bit to read the file.
 pub const COMPAT_HEAD_FIRST: u32 = 1;
+/// Compatible feature bit 1, *TIME_INDEX* (v1.2, spec §12): the sidecar
+/// holds a time index, whose header is page `time_page`; its pages lie
+/// between the last leaf of the line tree and the end of the node pages.
+/// A reader that ignores the bit reads the line index as before.
+pub const COMPAT_TIME_INDEX: u32 = 2;
 
 /// CRC-32/ISO-HDLC (the zlib/PNG CRC), as computed by `crc32fast`.
 pub fn crc32(bytes: &[u8]) -> u32 {
@@ -72,6 +78,8 @@ pub enum PageKind {
     AccessPoints = 3,
     /// gzip: a page of the window blob stream (spec §11).
     Blob = 4,
+    /// The time index's header (spec §12).
+    TimeHeader = 5,
 }
 
 /// The 16-byte header of every node page.

@@ -92,7 +92,7 @@ impl<'a> NodeView<'a> {
         if n == 0 {
             return out;
         }
-        let mut at = eytzinger::predecessor(self.lines, 0).or_else(|| first_index(n));
+        let mut at = first_index(n);
         while let Some(e) = at {
             let child = self.children.get(e).map_or(0, |c| u32::from_le(*c));
             out.push((

@@ -83,6 +83,9 @@ pub struct Superblock {
     /// when [`COMPAT_HEAD_FIRST`] is set ([`Superblock::head_first`]); 0 in
     /// sidecars of format 1.0 and 1.1 (see [`Superblock::head_len`]).
     pub head_pages: u32,
+    /// Page number of the time index's header when [`COMPAT_TIME_INDEX`]
+    /// is set (v1.2, §12), else 0.
+    pub time_page: u32,
     /// The source fingerprint.
     pub fingerprint: Fingerprint,
     /// Basename of the source at ingest (at most [`SOURCE_NAME_MAX`] bytes).
@@ -137,6 +140,7 @@ impl Superblock {
         let name = &self.source_name[..self.source_name.len().min(SOURCE_NAME_MAX)];
         b[112] = name.len() as u8;
         b[116..120].copy_from_slice(&self.head_pages.to_le_bytes());
+        b[120..124].copy_from_slice(&self.time_page.to_le_bytes());
         b[128..128 + name.len()].copy_from_slice(name);
         b[224..232].copy_from_slice(&self.gzip.text_len.to_le_bytes());
         b[232..236].copy_from_slice(&self.gzip.span.to_le_bytes());
@@ -228,6 +232,11 @@ impl Superblock {
             first_leaf: u32_at(80),
             last_leaf: u32_at(84),
             head_pages: u32_at(116),
+            time_page: if u32_at(20) & COMPAT_TIME_INDEX != 0 {
+                u32_at(120)
+            } else {
+                0
+            },
             fingerprint: Fingerprint {
                 size: u64_at(40),
                 mtime_nsec: u32_at(92),
@@ -333,10 +342,31 @@ impl Superblock {
         if self.checkpoint_count > self.line_count.max(1) {
             return bad("more checkpoints than lines".into());
         }
+        if self.time_page != 0 {
+            // §12 (§12): the time index lies after the line tree's last
+            // leaf and before the access-point pages (or the end).
+            let end = if gzip {
+                self.gzip.ap_first_page
+            } else {
+                self.page_count
+            };
+            if self.time_page <= self.last_leaf || self.time_page >= end {
+                return bad(format!(
+                    "time header page {} is not between the last leaf and the end of the node pages",
+                    self.time_page
+                ));
+            }
+        }
         if self.head_first() {
             self.validate_head_first()?;
         }
         Ok(())
+    }
+
+    /// True when the sidecar holds a time index (compatible feature bit 1,
+    /// §12) whose header is page [`Superblock::time_page`].
+    pub fn has_time_index(&self) -> bool {
+        self.time_page != 0
     }
 
     /// what the head-first bit promises, as far as the superblock
@@ -349,7 +379,9 @@ impl Superblock {
                 "head-first layout: {what}"
             )))
         };
-        let tree_end = if self.source_kind == SOURCE_KIND_GZIP {
+        let tree_end = if self.time_page != 0 {
+            self.time_page
+        } else if self.source_kind == SOURCE_KIND_GZIP {
             self.gzip.ap_first_page
         } else {
             self.page_count
@@ -401,6 +433,7 @@ mod tests {
             first_leaf: 1,
             last_leaf: 1,
             head_pages: 0,
+            time_page: 0,
             fingerprint: Fingerprint {
                 size: 100,
                 mtime_sec: -5,

@@ -18,11 +18,13 @@ pub mod locate;
 mod open;
 #[cfg(feature = "remote")]
 mod remote;
+mod time;
 mod verify;
 
 pub use follow::{FollowEvent, Follower};
 pub use lines::LineBuf;
 pub use open::{Action, OpenOptions, Opened, superblock_of};
+pub use time::TimeInfo;
 pub use verify::VerifyReport;
 
 use crate::cache::{CacheStats, PageCache};
@@ -58,6 +60,8 @@ pub struct Index {
     memo: Option<Memo>,
     buffers: Mutex<Vec<Vec<u8>>>,
     damage: Option<String>,
+    /// The time index, once loaded.
+    time: Mutex<Option<std::sync::Arc<time::TimeIndex>>>,
 }
 
 /// What an opener knows about the source beyond its bytes, for the
@@ -300,6 +304,7 @@ impl Index {
             memo: stat.memo.clone(),
             buffers: Mutex::new(Vec::new()),
             damage: None,
+            time: Mutex::new(None),
         })
     }
 

@@ -31,6 +31,10 @@ pub enum Action {
     Rebuilt(Verdict),
     /// A rebuild was forced ([`OpenOptions::force`]).
     Forced,
+    /// The sidecar was fresh but had no time index (or one that reads
+    /// stamps otherwise) and one was asked for ([`OpenOptions::time`]): it
+    /// was built again with one.
+    TimeAdded,
     /// The source is a damaged gzip archive (it ends early, has damaged
     /// data or trailing garbage): the complete lines before the damage were
     /// indexed in memory ([`Index::damage`] says what and where); nothing
@@ -143,6 +147,39 @@ impl OpenOptions {
     pub fn plain(&mut self, yes: bool) -> &mut OpenOptions {
         self.build.plain = yes;
         self
+    }
+
+    /// Builds also index the lines' times (spec §12), read as `time`
+    /// says: then [`Index::line_at_time`] and [`Index::time_range`] work.
+    /// A fresh sidecar without a time index, or with one that reads stamps
+    /// otherwise than `time` explicitly says, is built again (unless
+    /// [`OpenOptions::refresh`] is off).
+    pub fn time(&mut self, time: crate::TimeOptions) -> &mut OpenOptions {
+        self.build.time = Some(time);
+        self
+    }
+
+    /// True when `index` lacks the time index asked for.
+    fn wants_time(&self, index: &Index) -> Result<bool> {
+        let Some(want) = &self.build.time else {
+            return Ok(false);
+        };
+        let Some(have) = index.time_info()? else {
+            return Ok(true);
+        };
+        if let Some(k) = &want.format {
+            let name = crate::time::TimeFormat::new(k.clone(), "UTC", 0)?.name();
+            if have.format.strip_prefix("auto:").unwrap_or(&have.format) != name {
+                return Ok(true);
+            }
+        }
+        if let Some(z) = &want.tz {
+            let zone = crate::time::TimeFormat::new(crate::time::TimeKind::Iso, z, 0)?;
+            if zone.tz_name() != have.tz {
+                return Ok(true);
+            }
+        }
+        Ok(false)
     }
 
     /// Opens the existing sidecar of `source` whatever its freshness (for
@@ -337,6 +374,13 @@ impl OpenOptions {
             }
             if !self.force && matches!(&opened, Ok(i) if i.verdict() == Verdict::Unchanged) {
                 let index = opened.expect("matched Ok");
+                if self.refresh && self.wants_time(&index)? {
+                    // A time index was asked for: build the sidecar again
+                    // with one (the line index is the same).
+                    let (dest, warning) =
+                        self.rebuild(&src, &info, path, source, *in_cache_dir, progress)?;
+                    return self.reopen(src, &dest, &stat, Action::TimeAdded, warning);
+                }
                 return Ok(Opened {
                     index,
                     action,
@@ -371,6 +415,7 @@ impl OpenOptions {
                                         &aps,
                                         &src,
                                         &info,
+                                        index.time_resume()?,
                                         sink,
                                         &mut report,
                                     )
@@ -380,6 +425,7 @@ impl OpenOptions {
                                         index.cache(),
                                         &src,
                                         &info,
+                                        index.time_resume()?,
                                         sink,
                                         &mut report,
                                     )
@@ -397,8 +443,14 @@ impl OpenOptions {
                                 verdict,
                             });
                         }
+                        // The rebuilt sidecar keeps a time index the old
+                        // one had, read the same way.
+                        let mut me = self.clone();
+                        if me.build.time.is_none() {
+                            me.build.time = index.time_options().ok().flatten();
+                        }
                         let (dest, warning) =
-                            self.rebuild(&src, &info, &path, source, in_cache_dir, progress)?;
+                            me.rebuild(&src, &info, &path, source, in_cache_dir, progress)?;
                         return self.reopen(src, &dest, &stat, Action::Rebuilt(verdict), warning);
                     }
                 },

@@ -90,6 +90,12 @@ fn too_many_pages() -> Error {
 pub struct TreeBuilder {
     leaf_cap: usize,
     internal_cap: usize,
+    /// The tree's pages are numbered from `base + 1` (0 for the line tree;
+    /// the time tree follows it, spec §12).
+    base: u32,
+    /// Keys must strictly increase (the line tree) or only not decrease
+    /// (the time tree's running extremes).
+    strict: bool,
     /// The leaf being filled, in key order.
     lines: Vec<u64>,
     offsets: Vec<u64>,
@@ -107,12 +113,24 @@ impl TreeBuilder {
         TreeBuilder {
             leaf_cap: format::leaf_capacity(page_size),
             internal_cap: format::internal_capacity(page_size),
+            base: 0,
+            strict: true,
             lines: Vec::new(),
             offsets: Vec::new(),
             leaf_keys: Vec::new(),
             page: vec![0; page_size as usize],
             checkpoints: 0,
             last: None,
+        }
+    }
+
+    /// A builder of the time tree (spec §12): its pages are numbered from
+    /// `base + 1`, and its two columns need only not decrease.
+    pub fn for_time(page_size: u32, base: u32) -> TreeBuilder {
+        TreeBuilder {
+            base,
+            strict: false,
+            ..TreeBuilder::new(page_size)
         }
     }
 
@@ -125,7 +143,9 @@ impl TreeBuilder {
     /// previous one's.
     pub fn push(&mut self, cp: Checkpoint, sink: &mut impl PageSink) -> Result<()> {
         if let Some(prev) = self.last
-            && (cp.line <= prev.line || cp.offset <= prev.offset)
+            && (cp.line < prev.line
+                || cp.offset < prev.offset
+                || (self.strict && (cp.line == prev.line || cp.offset == prev.offset)))
         {
             return Err(Error::InvalidArgument(format!(
                 "checkpoints out of order: {prev:?} then {cp:?}"
@@ -145,7 +165,7 @@ impl TreeBuilder {
     fn flush_leaf(&mut self, sink: &mut impl PageSink) -> Result<()> {
         // Page 0, the leaves and at least one internal node above two
         // leaves must stay below 2^32 pages.
-        let id = u32::try_from(self.leaf_keys.len() + 1)
+        let id = u32::try_from(self.leaf_keys.len() as u64 + 1 + self.base as u64)
             .ok()
             .filter(|&id| id < u32::MAX - 1)
             .ok_or_else(too_many_pages)?;
@@ -173,14 +193,15 @@ impl TreeBuilder {
             keys.push(up);
         }
         let height = keys.len() as u32;
+        let b = self.base;
         if height == 1 {
             return Ok(TreeShape {
-                root: 1,
+                root: b + 1,
                 height,
                 leaf_count: 1,
-                first_leaf: 1,
-                last_leaf: 1,
-                page_count: 2,
+                first_leaf: b + 1,
+                last_leaf: b + 1,
+                page_count: b + 2,
                 head_pages: 2,
                 checkpoints: self.checkpoints,
             });
@@ -189,12 +210,13 @@ impl TreeBuilder {
         let internal = u32::try_from(internal).map_err(|_| too_many_pages())?;
         let page_count = leaves
             .checked_add(internal)
-            .and_then(|n| n.checked_add(1))
+            .and_then(|n| n.checked_add(1 + b))
             .ok_or_else(too_many_pages)?;
         self.move_leaves(sink, leaves, internal)?;
-        // first[k]: the page of level k's first node; the root is page 1.
+        // first[k]: the page of level k's first node; the root is page 1
+        // (of the tree: `base + 1`).
         let mut first = vec![0u32; keys.len()];
-        let mut next = 1u32;
+        let mut next = 1 + b;
         for k in (0..keys.len()).rev() {
             first[k] = next;
             next += keys[k].len() as u32;
@@ -226,7 +248,7 @@ impl TreeBuilder {
             }
         }
         Ok(TreeShape {
-            root: 1,
+            root: 1 + b,
             height,
             leaf_count: leaves,
             first_leaf: first[0],
@@ -243,9 +265,9 @@ impl TreeBuilder {
     fn move_leaves(&mut self, sink: &mut impl PageSink, leaves: u32, by: u32) -> Result<()> {
         let p = self.page.len();
         let mut buf = vec![0u8; p * MOVE_BATCH_PAGES.min(leaves as usize)];
-        let mut end = leaves + 1;
-        while end > 1 {
-            let n = (end - 1).min(MOVE_BATCH_PAGES as u32);
+        let mut end = leaves + 1 + self.base;
+        while end > 1 + self.base {
+            let n = (end - 1 - self.base).min(MOVE_BATCH_PAGES as u32);
             let from = end - n;
             let batch = &mut buf[..n as usize * p];
             sink.read_pages(from, p, batch)?;

@@ -10,6 +10,7 @@
 
 use super::build::{PageSink, TreeBuilder};
 use super::scan::Scanner;
+use super::spill::Spill;
 use super::{BuildOptions, SourceInfo, fingerprint};
 use crate::error::{Error, Result, SourceDamage};
 use crate::format::gzip::{self as fmt, AP_MEMBER_START, ApRecord};
@@ -17,72 +18,9 @@ use crate::format::{self, GzipFields, PageKind, Superblock};
 use crate::gzip::{Event, Inflater};
 use crate::io::ReadAt;
 use crate::tree::Checkpoint;
-use std::io::Write;
 
 /// Default text bytes between access points.
 pub const DEFAULT_SPAN: u64 = 1 << 20;
-
-/// Bytes appended to a temporary file (or memory if none can be created),
-/// read back once.
-struct Spill {
-    file: Option<(std::fs::File, std::path::PathBuf)>,
-    mem: Vec<u8>,
-    len: u64,
-}
-
-impl Spill {
-    fn new() -> Spill {
-        use std::sync::atomic::{AtomicU32, Ordering};
-        static N: AtomicU32 = AtomicU32::new(0);
-        let path = std::env::temp_dir().join(format!(
-            "lidx-windows-{}-{}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::Relaxed)
-        ));
-        let file = std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create_new(true)
-            .open(&path)
-            .ok();
-        Spill {
-            file: file.map(|f| (f, path)),
-            mem: Vec::new(),
-            len: 0,
-        }
-    }
-
-    fn append(&mut self, b: &[u8]) -> Result<()> {
-        match &mut self.file {
-            Some((f, p)) => f.write_all(b).map_err(|e| Error::io("write", p, e))?,
-            None => self.mem.extend_from_slice(b),
-        }
-        self.len += b.len() as u64;
-        Ok(())
-    }
-
-    fn read_at(&self, buf: &mut [u8], at: u64) -> Result<()> {
-        match &self.file {
-            Some((f, p)) => {
-                use std::os::unix::fs::FileExt;
-                f.read_exact_at(buf, at)
-                    .map_err(|e| Error::io("read", p, e))
-            }
-            None => {
-                buf.copy_from_slice(&self.mem[at as usize..at as usize + buf.len()]);
-                Ok(())
-            }
-        }
-    }
-}
-
-impl Drop for Spill {
-    fn drop(&mut self) {
-        if let Some((_, p)) = &self.file {
-            let _ = std::fs::remove_file(p);
-        }
-    }
-}
 
 /// Deflates access-point windows (raw deflate, level 9) with one
 /// compressor reset between windows, rather than a new one each time: its
@@ -118,7 +56,9 @@ impl WindowCompressor {
 
 /// Where a build starts: from scratch, or (extension) after the checkpoints
 /// and access points of an older sidecar of the same archive's prefix.
-struct Start {
+struct Start<'a> {
+    /// Where the time pass starts, and the old time entries it keeps.
+    time: Option<(super::TimeStart, super::OldTimes<'a>)>,
     /// Holds the checkpoints up to and including `from`.
     tree: TreeBuilder,
     /// The scanner resumes right after this checkpoint.
@@ -132,13 +72,24 @@ struct Start {
     at: Option<crate::gzip::AccessPoint>,
 }
 
-impl Start {
+impl Start<'_> {
     /// A build from the start of the file: checkpoint (0, 0), nothing else.
-    fn fresh(opts: &BuildOptions, sink: &mut impl PageSink) -> Result<Start> {
+    fn fresh(
+        gz: &dyn ReadAt,
+        info: &SourceInfo,
+        opts: &BuildOptions,
+        sink: &mut impl PageSink,
+    ) -> Result<Start<'static>> {
         let mut tree = TreeBuilder::new(opts.page_size);
         let first = Checkpoint { line: 0, offset: 0 };
         tree.push(first, sink)?;
+        let time = if opts.time.is_some() {
+            super::time_start(opts, None, &text_head(gz), gz, info)?
+        } else {
+            None
+        };
         Ok(Start {
+            time: time.map(|t| (t, Box::new(std::iter::empty()) as super::OldTimes<'static>)),
             tree,
             from: first,
             records: Vec::new(),
@@ -157,8 +108,26 @@ pub fn build(
     progress: &mut dyn FnMut(u64) -> bool,
 ) -> Result<Superblock> {
     opts.validate()?;
-    let start = Start::fresh(opts, sink)?;
+    let start = Start::fresh(gz, info, opts, sink)?;
     run(gz, info, opts, start, sink, progress)
+}
+
+/// The first [`super::DETECT_BYTES`] of `gz`'s text, or what decodes of
+/// them (the build reports any damage).
+fn text_head(gz: &dyn ReadAt) -> Vec<u8> {
+    let mut inf = Inflater::new(gz);
+    let mut head = Vec::new();
+    while head.len() < super::DETECT_BYTES {
+        match inf.next_event() {
+            Ok(Some(Event::Data(d))) => {
+                let n = d.len().min(super::DETECT_BYTES - head.len());
+                head.extend_from_slice(&d[..n]);
+            }
+            Ok(Some(Event::Boundary { .. })) => {}
+            Ok(None) | Err(_) => break,
+        }
+    }
+    head
 }
 
 /// Builds the sidecar of `gz`, an archive that grew (members appended)
@@ -166,12 +135,14 @@ pub fn build(
 /// points and windows, and decodes only from the access point before the
 /// last checkpoint. The result equals a fresh [`build()`] with the old
 /// spacing, span and page size.
-pub fn extend(
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn extend(
     old: &Superblock,
     cache: &crate::cache::PageCache,
     aps: &crate::index::gzip::SidecarAps,
     gz: &dyn ReadAt,
     info: &SourceInfo,
+    time: Option<(super::TimeStart, super::OldTimes<'_>)>,
     sink: &mut impl PageSink,
     progress: &mut dyn FnMut(u64) -> bool,
 ) -> Result<Superblock> {
@@ -193,6 +164,7 @@ pub fn extend(
         info,
         &opts,
         Start {
+            time,
             tree,
             from,
             records,
@@ -222,7 +194,7 @@ pub fn build_tolerant(
     progress: &mut dyn FnMut(u64) -> bool,
 ) -> Result<(Superblock, Option<Error>)> {
     opts.validate()?;
-    let start = Start::fresh(opts, sink)?;
+    let start = Start::fresh(gz, info, opts, sink)?;
     run_tolerant(gz, info, opts, start, sink, progress, true)
 }
 
@@ -248,6 +220,7 @@ fn run_tolerant(
 ) -> Result<(Superblock, Option<Error>)> {
     let span = opts.span.clamp(1, u32::MAX as u64);
     let Start {
+        time,
         mut tree,
         from,
         mut records,
@@ -261,6 +234,11 @@ fn run_tolerant(
     // trailer checked might lie past the damage.
     let mut scanner = Scanner::resume(from, opts.spacing, u64::MAX);
     let mut pending: Vec<Checkpoint> = Vec::new();
+    let (mut time, mut old_times) = match time {
+        Some((start, old)) => (Some(super::TimeBuilder::new(start)), Some(old)),
+        None => (None, None),
+    };
+    let mut time_mark = time.as_ref().map(|t| t.mark());
     let (mut inf, mut uoff) = match &at {
         Some(ap) => (Inflater::resume(gz, ap)?, ap.uncomp),
         None => (Inflater::new(gz), 0),
@@ -291,6 +269,7 @@ fn run_tolerant(
             for cp in pending.drain(..keep) {
                 tree.push(cp, sink)?;
             }
+            time_mark = time.as_ref().map(|t| t.mark());
         }
         let ev = match inf.next_event() {
             Ok(Some(ev)) => ev,
@@ -307,6 +286,9 @@ fn run_tolerant(
                 if end > scan_from {
                     let skip = scan_from.saturating_sub(uoff) as usize;
                     scanner.feed(&d[skip..], uoff + skip as u64, &mut |cp| {
+                        if let Some(t) = time.as_mut() {
+                            t.boundary(cp.offset);
+                        }
                         pending.push(cp);
                         // Streaming: only the newest one waits.
                         if !tolerate && pending.len() > 1 {
@@ -314,6 +296,9 @@ fn run_tolerant(
                         }
                         Ok::<(), Error>(())
                     })?;
+                    if let Some(t) = time.as_mut() {
+                        t.feed(&d[skip..], uoff + skip as u64)?;
+                    }
                 }
                 if end > crc_from {
                     span_crc.update(&d[crc_from.saturating_sub(uoff) as usize..]);
@@ -388,7 +373,12 @@ fn run_tolerant(
                     text_len: scanner.line_start(),
                     lines: scanner.newlines(),
                 },
-                _ => checked,
+                _ => {
+                    if let (Some(t), Some(m)) = (time.as_mut(), &time_mark) {
+                        t.rewind(m);
+                    }
+                    checked
+                }
             };
             if cut.text_len == 0 {
                 return Err(Error::Damaged {
@@ -404,6 +394,9 @@ fn run_tolerant(
     };
     scanner.set_end(text_len);
     scanner.finish(&mut |cp| {
+        if let Some(t) = time.as_mut() {
+            t.boundary(cp.offset);
+        }
         pending.push(cp);
         Ok::<(), Error>(())
     })?;
@@ -413,6 +406,9 @@ fn run_tolerant(
     let _ = progress(gz.len());
     let fp = fingerprint::compute(gz, gz.len(), info.mtime)?;
     let mut sb = super::finish(tree, sink, opts, lines, fp, &info.name)?;
+    if let (Some(t), Some(old)) = (time, old_times.as_mut()) {
+        super::add_time(&mut sb, t, old, text_len, sink)?;
+    }
 
     // Access-point pages, then blob pages, after the tree.
     let p = opts.page_size;

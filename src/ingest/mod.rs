@@ -18,6 +18,8 @@ pub mod fingerprint;
 pub mod gzip;
 pub mod scan;
 pub mod sniff;
+mod spill;
+pub(crate) mod time;
 pub mod writer;
 
 use crate::cache::PageCache;
@@ -27,6 +29,7 @@ use crate::io::ReadAt;
 use crate::tree::Checkpoint;
 use build::{PageSink, TreeBuilder};
 use scan::Scanner;
+pub(crate) use time::{TimeBuilder, TimeStart};
 
 /// Bytes read per `pread` during ingest and range scans.
 pub const BUFFER_SIZE: usize = 128 * 1024;
@@ -49,6 +52,18 @@ pub struct BuildOptions {
     /// magic (spec R-90): for a file that only looks like gzip, or to
     /// index an archive's compressed bytes.
     pub plain: bool,
+    /// Also build a time index (spec §12), reading stamps as this says.
+    pub time: Option<TimeOptions>,
+}
+
+/// How a build reads the lines' timestamps for the time index.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TimeOptions {
+    /// The stamp format; `None`: detected from the first lines.
+    pub format: Option<crate::time::TimeKind>,
+    /// Time zone of stamps without one (an IANA name, `UTC`, an offset
+    /// such as `+01:00`); `None`: the system's.
+    pub tz: Option<String>,
 }
 
 impl Default for BuildOptions {
@@ -59,6 +74,7 @@ impl Default for BuildOptions {
             buffer_size: BUFFER_SIZE,
             span: gzip::DEFAULT_SPAN,
             plain: false,
+            time: None,
         }
     }
 }
@@ -117,12 +133,15 @@ pub struct SourceInfo {
 }
 
 /// Scans `src[from..src.len()]` with `scanner`, pushing checkpoints into
-/// `tree`; returns the last byte seen (if any).
+/// `tree` (and the lines into the time pass, if any); returns the last
+/// byte seen (if any).
+#[allow(clippy::too_many_arguments)]
 fn scan_range(
     src: &dyn ReadAt,
     from: u64,
     scanner: &mut Scanner,
     tree: &mut TreeBuilder,
+    mut time: Option<&mut TimeBuilder>,
     sink: &mut impl PageSink,
     buffer_size: usize,
     progress: &mut dyn FnMut(u64) -> bool,
@@ -144,7 +163,16 @@ fn scan_range(
                 ),
             ));
         }
-        scanner.feed(&buf[..n], at, &mut |cp| tree.push(cp, sink))?;
+        match time.as_deref_mut() {
+            None => scanner.feed(&buf[..n], at, &mut |cp| tree.push(cp, sink))?,
+            Some(t) => {
+                scanner.feed(&buf[..n], at, &mut |cp| {
+                    t.boundary(cp.offset);
+                    tree.push(cp, sink)
+                })?;
+                t.feed(&buf[..n], at)?;
+            }
+        }
         last = Some(buf[n - 1]);
         at += n as u64;
         if !progress(at) {
@@ -153,7 +181,12 @@ fn scan_range(
             });
         }
     }
-    scanner.finish(&mut |cp| tree.push(cp, sink))?;
+    scanner.finish(&mut |cp| {
+        if let Some(t) = time.as_deref_mut() {
+            t.boundary(cp.offset);
+        }
+        tree.push(cp, sink)
+    })?;
     Ok(last)
 }
 
@@ -184,11 +217,79 @@ pub(crate) fn finish(
         first_leaf: shape.first_leaf,
         last_leaf: shape.last_leaf,
         head_pages: shape.head_pages,
+        time_page: 0,
         fingerprint,
         source_name: name[..name.len().min(format::SOURCE_NAME_MAX)].to_vec(),
         gzip: format::GzipFields::default(),
     })
 }
+
+/// Ends the time pass `time` at text length `end` and writes the time
+/// index after the pages of `sb` (spec §12), which it records.
+pub(crate) fn add_time(
+    sb: &mut Superblock,
+    time: TimeBuilder,
+    old: &mut dyn Iterator<Item = Result<(u64, u64)>>,
+    end: u64,
+    sink: &mut impl PageSink,
+) -> Result<()> {
+    let at = sb.page_count;
+    let next = time.finish(end, old, sb.checkpoint_count, sb.page_size, at, sink)?;
+    sb.time_page = at;
+    sb.compat_features |= format::COMPAT_TIME_INDEX;
+    sb.page_count = next;
+    Ok(())
+}
+
+/// Where the time pass of a build starts: from `resume` (an extension),
+/// or from the start of the text, whose first bytes are `head`, with the
+/// format given or detected from them. `None` without a time index.
+pub(crate) fn time_start(
+    opts: &BuildOptions,
+    resume: Option<TimeStart>,
+    head: &[u8],
+    src: &dyn ReadAt,
+    info: &SourceInfo,
+) -> Result<Option<TimeStart>> {
+    if resume.is_some() {
+        return Ok(resume);
+    }
+    let Some(t) = &opts.time else {
+        return Ok(None);
+    };
+    let mut lines: Vec<&[u8]> = head
+        .split_inclusive(|&b| b == b'\n')
+        .take(DETECT_LINES)
+        .map(|l| &l[..l.len().min(time::HEAD)])
+        .collect();
+    // A last line cut by the end of the sample is not a line.
+    if head.len() == DETECT_BYTES && lines.len() > 1 && !head.ends_with(b"\n") {
+        lines.pop();
+    }
+    let format = crate::time::TimeFormat::for_lines(
+        t.format.clone(),
+        t.tz.as_deref().unwrap_or("local"),
+        &lines,
+        info.mtime.0,
+    )?
+        .ok_or_else(|| {
+            Error::InvalidArgument(format!(
+                "{}: no timestamps recognised in its first lines (iso8601, syslog, clf, epoch-s, epoch-ms); give --time-format",
+                src.path().display()
+            ))
+        })?;
+    Ok(Some(TimeStart {
+        format,
+        offset: 0,
+        first_span: 0,
+        prev: None,
+        years: Vec::new(),
+    }))
+}
+
+/// Text bytes and lines that stamp formats are detected from.
+pub(crate) const DETECT_BYTES: usize = 64 << 10;
+const DETECT_LINES: usize = 1000;
 
 /// Pushes the checkpoints of the verified sidecar `old` (read through
 /// `cache`) into a new tree builder; returns it and the last checkpoint.
@@ -254,56 +355,82 @@ pub fn build(
     let first = Checkpoint { line: 0, offset: 0 };
     let mut tree = TreeBuilder::new(opts.page_size);
     tree.push(first, sink)?;
-    resume_and_finish(src, info, opts, tree, first, sink, progress)
+    let time = if opts.time.is_some() {
+        let mut head = vec![0u8; DETECT_BYTES.min(src.len() as usize)];
+        let n = src.read_full_at(&mut head, 0)?;
+        head.truncate(n);
+        time_start(opts, None, &head, src, info)?
+    } else {
+        None
+    };
+    let time = time.map(|t| (t, Box::new(std::iter::empty()) as OldTimes<'_>));
+    resume_and_finish(src, info, opts, tree, first, time, sink, progress)
 }
+
+/// The entries of an old time tree an extension keeps.
+pub(crate) type OldTimes<'a> = Box<dyn Iterator<Item = Result<(u64, u64)>> + 'a>;
 
 /// Scans `src` from checkpoint `from` (already in `tree`) to its end, then
 /// fingerprints the source and writes the upper levels of the tree.
+#[allow(clippy::too_many_arguments)]
 fn resume_and_finish(
     src: &dyn ReadAt,
     info: &SourceInfo,
     opts: &BuildOptions,
     mut tree: TreeBuilder,
     from: Checkpoint,
+    time: Option<(TimeStart, OldTimes<'_>)>,
     sink: &mut impl PageSink,
     progress: &mut dyn FnMut(u64) -> bool,
 ) -> Result<Superblock> {
     let size = src.len();
     let mut scanner = Scanner::resume(from, opts.spacing, size);
+    let (mut time, mut old) = match time {
+        Some((start, old)) => (Some(TimeBuilder::new(start)), Some(old)),
+        None => (None, None),
+    };
     let last = scan_range(
         src,
         from.offset,
         &mut scanner,
         &mut tree,
+        time.as_mut(),
         sink,
         opts.buffer_size,
         progress,
     )?;
     let fp = fingerprint::compute(src, size, info.mtime)?;
-    finish(
+    let mut sb = finish(
         tree,
         sink,
         opts,
         line_count(scanner.newlines(), size, last),
         fp,
         &info.name,
-    )
+    )?;
+    if let (Some(t), Some(old)) = (time, old.as_mut()) {
+        add_time(&mut sb, t, old, size, sink)?;
+    }
+    Ok(sb)
 }
 
 /// Builds a sidecar for `src`, which has grown since `old` (a verified
 /// sidecar of its prefix, read through `cache`) was built: copies the old
 /// checkpoints and scans only from the last of them. The result equals a
-/// fresh [`build()`] with the old spacing and page size.
-pub fn extend(
+/// fresh [`build()`] with the old spacing and page size. `time`: where the
+/// time pass resumes and the old time entries it keeps, when the old
+/// sidecar has a time index.
+pub(crate) fn extend(
     old: &Superblock,
     cache: &PageCache,
     src: &dyn ReadAt,
     info: &SourceInfo,
+    time: Option<(TimeStart, OldTimes<'_>)>,
     sink: &mut impl PageSink,
     progress: &mut dyn FnMut(u64) -> bool,
 ) -> Result<Superblock> {
     let opts = BuildOptions::of(old);
     opts.validate()?;
     let (tree, last_cp) = copy_checkpoints(old, cache, sink)?;
-    resume_and_finish(src, info, &opts, tree, last_cp, sink, progress)
+    resume_and_finish(src, info, &opts, tree, last_cp, time, sink, progress)
 }

@@ -18,7 +18,7 @@
 mod json;
 mod standard;
 
-use super::{QueryOpts, Status, open_index};
+use super::{QueryOpts, Status};
 use clap::Args;
 use json::{Json, JsonStats};
 use lidx::Error;
@@ -192,6 +192,8 @@ pub struct GrepArgs {
     /// Search only the lines overlapping bytes A:B (0-based, end exclusive).
     #[arg(long = "bytes", value_name = "A:B")]
     bytes: Vec<String>,
+    #[command(flatten)]
+    time: crate::time::TimeArgs,
     /// Worker threads (default: the number of cores).
     #[arg(short = 'j', long, value_name = "N")]
     threads: Option<usize>,
@@ -567,7 +569,7 @@ pub fn run(a: GrepArgs) -> lidx::Result<Status> {
         cache_mb: a.cache_mb,
         quiet: a.quiet,
     };
-    let index = open_index(&file, &qopts)?;
+    let index = crate::time::open(&file, &qopts, &a.time)?;
     let mut ranges = specs
         .iter()
         .map(|s| s.resolve_in(&index))
@@ -580,11 +582,19 @@ pub fn run(a: GrepArgs) -> lidx::Result<Status> {
         }
     }
     let whole = a.lines.is_empty() && a.bytes.is_empty();
-    let ranges = if whole {
+    let mut ranges: Vec<std::ops::Range<u64>> = if whole {
         std::iter::once(0..index.line_count()).collect()
     } else {
         merge(ranges)
     };
+    // --since/--until: only the lines of the time range, too.
+    if let Some(t) = a.time.range(&index)? {
+        ranges = ranges
+            .into_iter()
+            .map(|r| r.start.max(t.start)..r.end.min(t.end))
+            .filter(|r| r.start < r.end)
+            .collect();
+    }
 
     // A remote source starts fetching the first chunk while the first
     // bytes are read (for gzip, span 0 is decoded for them).

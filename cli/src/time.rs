@@ -1,0 +1,153 @@
+//! Time options shared by `lines` and `grep` (`--since`, `--until`), and
+//! `lidx line-at-time FILE T`.
+
+use super::{QueryOpts, Status};
+use clap::Args;
+use lidx::time::{Nanos, TimeFormat, parse_expr};
+use lidx::{Error, Index, TimeOptions};
+use std::io::Write;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+/// The help shared by the time options: the grammar of T.
+pub const GRAMMAR: &str = "\
+T is 2026-11-30T10:32 (seconds, a fraction and a zone such as Z or +01:00 \
+may follow; a date alone is its midnight), 10:32 (today), 'yesterday 10:32', \
+a time relative to now (-15m, -2h, -1d, +30s; s m h d w), @SECONDS since the \
+epoch, or now. A T without a zone is read in the time index's zone (the \
+system's unless the index was built with --tz).";
+
+/// How lines are chosen by time, and how their stamps are read.
+#[derive(Debug, Args, Clone, Default)]
+pub struct TimeArgs {
+    /// Only the lines from the first at or after T (builds a time index
+    /// in the sidecar when it has none). See T below.
+    #[arg(long, value_name = "T", allow_hyphen_values = true)]
+    pub since: Option<String>,
+    /// Only the lines up to the last before T.
+    #[arg(long, value_name = "T", allow_hyphen_values = true)]
+    pub until: Option<String>,
+    /// How stamps are written, for a time index built now: iso8601,
+    /// syslog, clf, epoch-s, epoch-ms, or a strftime format such as
+    /// '%d.%m.%Y %H:%M:%S' (default: detected from the first lines).
+    #[arg(long, value_name = "FORMAT")]
+    pub time_format: Option<String>,
+    /// Time zone of stamps without one, for a time index built now (an
+    /// IANA name such as Europe/Paris, UTC, or an offset such as +01:00;
+    /// default: the system's).
+    #[arg(long, value_name = "ZONE")]
+    pub tz: Option<String>,
+}
+
+impl TimeArgs {
+    /// True when lines are chosen by time.
+    pub fn selects(&self) -> bool {
+        self.since.is_some() || self.until.is_some()
+    }
+
+    /// The time index options these ask for, if any.
+    pub fn options(&self) -> lidx::Result<Option<TimeOptions>> {
+        if !self.selects() && self.time_format.is_none() && self.tz.is_none() {
+            return Ok(None);
+        }
+        let format = self
+            .time_format
+            .as_deref()
+            .map(TimeFormat::kind_of)
+            .transpose()?;
+        Ok(Some(TimeOptions {
+            format,
+            tz: self.tz.clone(),
+        }))
+    }
+
+    /// The line range of `--since`/`--until` in `index`; `None` without
+    /// them.
+    pub fn range(&self, index: &Index) -> lidx::Result<Option<Range<u64>>> {
+        if !self.selects() {
+            return Ok(None);
+        }
+        let since = self
+            .since
+            .as_deref()
+            .map(|t| instant(index, t))
+            .transpose()?;
+        let until = self
+            .until
+            .as_deref()
+            .map(|t| instant(index, t))
+            .transpose()?;
+        index.time_range(since, until).map(Some)
+    }
+}
+
+/// The instant `t` stands for, zoneless times in the index's zone.
+pub fn instant(index: &Index, t: &str) -> lidx::Result<Nanos> {
+    let tz = index
+        .time_info()?
+        .map(|i| i.tz)
+        .unwrap_or_else(|| "local".into());
+    parse_expr(t, &tz, now())
+}
+
+/// The current time.
+fn now() -> Nanos {
+    let d = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    d.as_nanos().min(i64::MAX as u128) as i64
+}
+
+/// Opens `file`'s index for a query, with a time index when `time` asks.
+pub fn open(file: &Path, opts: &QueryOpts, time: &TimeArgs) -> lidx::Result<Index> {
+    let mut oo = super::open_options(opts);
+    if let Some(t) = time.options()? {
+        oo.time(t);
+    }
+    super::open_with(file, opts, &oo)
+}
+
+/// Arguments of `lidx line-at-time`.
+#[derive(Debug, Args)]
+#[command(after_help = GRAMMAR)]
+pub struct LineAtTimeArgs {
+    /// The log file.
+    #[arg(value_parser = super::file_arg())]
+    file: PathBuf,
+    /// The instant T (see below).
+    #[arg(value_name = "T", allow_hyphen_values = true)]
+    at: String,
+    /// How stamps are written, for a time index built now (default:
+    /// detected); see `lidx lines --help`.
+    #[arg(long, value_name = "FORMAT")]
+    time_format: Option<String>,
+    /// Time zone of stamps without one, for a time index built now.
+    #[arg(long, value_name = "ZONE")]
+    tz: Option<String>,
+    #[command(flatten)]
+    opts: QueryOpts,
+}
+
+pub fn run_line_at_time(a: LineAtTimeArgs) -> lidx::Result<Status> {
+    let time = TimeArgs {
+        since: Some(a.at.clone()),
+        until: None,
+        time_format: a.time_format,
+        tz: a.tz,
+    };
+    let index = open(&a.file, &a.opts, &time)?;
+    let t = instant(&index, &a.at)?;
+    let line = index.line_at_time(t)?;
+    if line >= index.line_count() {
+        eprintln!(
+            "lidx: {}: no line at or after {}",
+            a.file.display(),
+            a.at.trim()
+        );
+        return Ok(1);
+    }
+    let mut out = super::stdout();
+    writeln!(out, "{}", line + 1).map_err(|e| Error::io("write", Path::new("<stdout>"), e))?;
+    super::flush(&mut out)?;
+    Ok(0)
+}

@@ -1,0 +1,365 @@
+//! The time pass of an ingest (spec §12): the time of every line, folded
+//! into the earliest and latest time of each span between checkpoints,
+//! then written as the time tree of running extremes.
+//!
+//! It runs in the same pass as the newline scan, on the same buffers, when
+//! a time index is asked for. A line without a stamp takes the time of the
+//! stamped line before it (a stack trace belongs to its log line); lines
+//! before the first stamp have no time. Spans go to a spill (16 bytes
+//! each), so memory stays bounded; the running minimum from each span to
+//! the end is computed backwards once the pass is over.
+
+use super::build::{PageSink, TreeBuilder};
+use super::spill::Spill;
+use crate::error::{Error, Result};
+use crate::format::time::TimeHeader;
+use crate::time::{Nanos, Stamper, TimeFormat, digest};
+use crate::tree::Checkpoint;
+use std::collections::VecDeque;
+
+/// The bytes of a line's start that its stamp is looked for in (the line
+/// terminator included when it falls within them).
+pub const HEAD: usize = 512;
+
+/// A span without any time (before the first stamp): its keys.
+pub(crate) const NO_MIN: u64 = u64::MAX;
+pub(crate) const NO_MAX: u64 = 0;
+
+/// Splits text fed in buffers, in order and without gaps, into lines, and
+/// hands on each line's start and first [`HEAD`] bytes.
+#[derive(Debug)]
+pub(crate) struct Heads {
+    /// The current line's first bytes when it began in an earlier buffer.
+    head: Vec<u8>,
+    /// Offset of the current line's start.
+    line_start: u64,
+}
+
+impl Heads {
+    /// Lines from offset `at` (a line start) on.
+    pub(crate) fn new(at: u64) -> Heads {
+        Heads {
+            head: Vec::new(),
+            line_start: at,
+        }
+    }
+
+    /// Where the current line starts.
+    pub(crate) fn line_start(&self) -> u64 {
+        self.line_start
+    }
+
+    /// Bytes `buf` of the text at offset `base`: calls `f(start, head)` for
+    /// each line that ends in it.
+    pub(crate) fn feed(
+        &mut self,
+        buf: &[u8],
+        base: u64,
+        f: &mut impl FnMut(u64, &[u8]) -> Result<()>,
+    ) -> Result<()> {
+        for nl in memchr::memchr_iter(b'\n', buf) {
+            if self.line_start < base {
+                // The line began in an earlier buffer: its head is kept.
+                let room = HEAD.saturating_sub(self.head.len());
+                self.head.extend_from_slice(&buf[..(nl + 1).min(room)]);
+                f(self.line_start, &self.head)?;
+                self.head.clear();
+            } else {
+                let s = (self.line_start - base) as usize;
+                f(self.line_start, &buf[s..(nl + 1).min(s + HEAD)])?;
+            }
+            self.line_start = base + nl as u64 + 1;
+        }
+        // The current line goes on past this buffer: keep its first bytes.
+        let end = base + buf.len() as u64;
+        if self.line_start < end {
+            if self.line_start >= base {
+                self.head.clear();
+                let s = (self.line_start - base) as usize;
+                self.head
+                    .extend_from_slice(&buf[s..buf.len().min(s + HEAD)]);
+            } else {
+                let room = HEAD.saturating_sub(self.head.len());
+                self.head.extend_from_slice(&buf[..buf.len().min(room)]);
+            }
+        }
+        Ok(())
+    }
+
+    /// The end of the text at `end`: a last line without `\n` before it
+    /// counts.
+    pub(crate) fn finish(
+        &mut self,
+        end: u64,
+        f: &mut impl FnMut(u64, &[u8]) -> Result<()>,
+    ) -> Result<()> {
+        if self.line_start < end {
+            f(self.line_start, &self.head)?;
+            self.line_start = end;
+        }
+        self.head.clear();
+        Ok(())
+    }
+
+    /// Starts again at `at`, forgetting the current line.
+    fn reset(&mut self, at: u64) {
+        self.head.clear();
+        self.line_start = at;
+    }
+}
+
+/// Where a time pass starts.
+
+pub(crate) struct TimeStart {
+    /// How stamps are read.
+    pub format: TimeFormat,
+    /// Offset of the checkpoint the pass starts at (0, or where an
+    /// extension resumes).
+    pub offset: u64,
+    /// Spans before it (an extension: the old sidecar's spans but its
+    /// last, which is scanned again).
+    pub first_span: u64,
+    /// The last stamp before `offset` and its wall-clock year.
+    pub prev: Option<(Nanos, i32)>,
+    /// The year table of the spans before (§12).
+    pub years: Vec<(u64, i32)>,
+}
+
+/// What a tolerant gzip build returns to when the text after a point is
+/// dropped (see [`TimeBuilder::mark`]).
+#[derive(Debug, Clone)]
+pub(crate) struct TimeMark {
+    span_count: u64,
+    span_min: u64,
+    span_max: u64,
+    years: usize,
+    line_start: u64,
+}
+
+/// The time pass of one build.
+pub(crate) struct TimeBuilder {
+    heads: Heads,
+    state: SpanState,
+}
+
+/// The spans of a time pass so far.
+struct SpanState {
+    /// Reads the stamps; remembers the time in effect (the last stamp).
+    stamper: Stamper,
+    /// Starts of spans not begun yet (checkpoints from the scanner).
+    boundaries: VecDeque<u64>,
+    span_min: u64,
+    span_max: u64,
+    /// Spans closed by this pass, as (min, max) digests.
+    spans: Spill,
+    span_count: u64,
+    first_span: u64,
+    /// (span, year) where the wall-clock year of the stamp in effect at a
+    /// span's start changes (§12): syslog stamps carry no year.
+    years: Vec<(u64, i32)>,
+}
+
+impl TimeBuilder {
+    /// A pass from `start`.
+    pub(crate) fn new(start: TimeStart) -> TimeBuilder {
+        let mut stamper = start.format.stamper();
+        if let Some((t, y)) = start.prev {
+            stamper.anchor(t, y);
+        }
+        let (span_min, span_max) = match start.prev {
+            Some((t, _)) => (digest(t), digest(t)),
+            None => (NO_MIN, NO_MAX),
+        };
+        TimeBuilder {
+            heads: Heads::new(start.offset),
+            state: SpanState {
+                stamper,
+                boundaries: VecDeque::new(),
+                span_min,
+                span_max,
+                spans: Spill::new(),
+                span_count: 0,
+                first_span: start.first_span,
+                years: start.years,
+            },
+        }
+    }
+
+    /// A checkpoint the scanner emitted: a span starts there.
+    pub(crate) fn boundary(&mut self, offset: u64) {
+        self.state.boundaries.push_back(offset);
+    }
+
+    /// The state to go back to with [`TimeBuilder::rewind`]: taken where
+    /// every complete line before the current one has been fed.
+    pub(crate) fn mark(&self) -> TimeMark {
+        let s = &self.state;
+        TimeMark {
+            span_count: s.span_count,
+            span_min: s.span_min,
+            span_max: s.span_max,
+            years: s.years.len(),
+            line_start: self.heads.line_start(),
+        }
+    }
+
+    /// Forgets every line after `mark` (a damaged member's).
+    pub(crate) fn rewind(&mut self, mark: &TimeMark) {
+        let s = &mut self.state;
+        s.span_count = mark.span_count;
+        s.span_min = mark.span_min;
+        s.span_max = mark.span_max;
+        s.years.truncate(mark.years);
+        s.boundaries.clear();
+        self.heads.reset(mark.line_start);
+    }
+
+    /// Bytes `buf` of the text at offset `base`, in order, without gaps.
+    pub(crate) fn feed(&mut self, buf: &[u8], base: u64) -> Result<()> {
+        let state = &mut self.state;
+        self.heads
+            .feed(buf, base, &mut |start, head| state.line(start, head))
+    }
+}
+
+impl SpanState {
+    /// Closes the current span: the next one starts.
+    fn close(&mut self) -> Result<()> {
+        let mut b = [0u8; 16];
+        b[..8].copy_from_slice(&self.span_min.to_le_bytes());
+        b[8..].copy_from_slice(&self.span_max.to_le_bytes());
+        self.spans.write_at(&b, self.span_count * 16)?;
+        self.span_count += 1;
+        // The stamp in effect carries into the next span.
+        match self.stamper.last() {
+            Some(t) => {
+                self.span_min = digest(t);
+                self.span_max = digest(t);
+                let y = self.stamper.last_year();
+                if self.years.last().is_none_or(|&(_, last)| last != y) {
+                    self.years.push((self.first_span + self.span_count, y));
+                }
+            }
+            None => {
+                self.span_min = NO_MIN;
+                self.span_max = NO_MAX;
+            }
+        }
+        Ok(())
+    }
+
+    /// The line starting at `start` whose first bytes are `head`.
+    fn line(&mut self, start: u64, head: &[u8]) -> Result<()> {
+        while self.boundaries.front().is_some_and(|&b| b <= start) {
+            self.boundaries.pop_front();
+            self.close()?;
+        }
+        if let Some(t) = self.stamper.stamp(head) {
+            let d = digest(t);
+            self.span_min = self.span_min.min(d);
+            self.span_max = self.span_max.max(d);
+        }
+        Ok(())
+    }
+}
+
+impl TimeBuilder {
+    /// Ends the pass at the end of the text `end` (a last line without
+    /// `\n` counts) and writes the time header at page `at` and the time
+    /// tree after it; returns the page after the last. `old` yields the
+    /// first `first_span` entries (an extension's: their running minimum is
+    /// lowered to this pass's least time). `spans` is the sidecar's
+    /// checkpoint count: the spans of checkpoints a gzip build dropped at
+    /// the end of its text (where no line starts) are dropped too.
+    pub(crate) fn finish(
+        mut self,
+        end: u64,
+        old: &mut dyn Iterator<Item = Result<(u64, u64)>>,
+        spans: u64,
+        page_size: u32,
+        at: u32,
+        sink: &mut impl PageSink,
+    ) -> Result<u32> {
+        let mut st = self.state;
+        self.heads
+            .finish(end, &mut |start, head| st.line(start, head))?;
+        // Spans whose checkpoint lies at or past `end` were never begun
+        // (their boundary waits); the current one ends here.
+        st.years
+            .retain(|&(k, _)| k <= st.first_span + st.span_count);
+        let mut b = [0u8; 16];
+        b[..8].copy_from_slice(&st.span_min.to_le_bytes());
+        b[8..].copy_from_slice(&st.span_max.to_le_bytes());
+        st.spans.write_at(&b, st.span_count * 16)?;
+        let n = st.span_count + 1;
+        if st.first_span + n != spans {
+            return Err(Error::InvalidArgument(format!(
+                "time index: {} spans for {spans} checkpoints",
+                st.first_span + n
+            )));
+        }
+        // The running minimum from each new span to the end, backwards.
+        let mut suffix = Spill::new();
+        let mut m = NO_MIN;
+        for k in (0..n).rev() {
+            st.spans.read_at(&mut b, k * 16)?;
+            m = m.min(u64::from_le_bytes(b[..8].try_into().expect("8 bytes")));
+            suffix.append(&m.to_le_bytes())?;
+        }
+        let new_min = m;
+        let mut tree = TreeBuilder::for_time(page_size, at);
+        let mut run_max = NO_MAX;
+        let mut pushed = 0u64;
+        for e in old {
+            let (hi, lo) = e?;
+            run_max = run_max.max(hi);
+            tree.push(
+                Checkpoint {
+                    line: run_max,
+                    offset: lo.min(new_min),
+                },
+                sink,
+            )?;
+            pushed += 1;
+        }
+        if pushed != st.first_span {
+            return Err(Error::InvalidArgument(format!(
+                "time index: {pushed} old spans where {} were expected",
+                st.first_span
+            )));
+        }
+        let mut s = [0u8; 8];
+        for k in 0..n {
+            st.spans.read_at(&mut b, k * 16)?;
+            run_max = run_max.max(u64::from_le_bytes(b[8..].try_into().expect("8 bytes")));
+            suffix.read_at(&mut s, (n - 1 - k) * 8)?;
+            tree.push(
+                Checkpoint {
+                    line: run_max,
+                    offset: u64::from_le_bytes(s),
+                },
+                sink,
+            )?;
+        }
+        let shape = tree.finish(sink)?;
+        let format = st.stamper.format();
+        let header = TimeHeader {
+            root_page: shape.root,
+            height: shape.height,
+            leaf_count: shape.leaf_count,
+            first_leaf: shape.first_leaf,
+            last_leaf: shape.last_leaf,
+            entries: spans,
+            syslog_year: format.syslog_year(),
+            format: format.name(),
+            tz: format.tz_name().to_string(),
+            years: st.years,
+        };
+        let mut page = vec![0u8; page_size as usize];
+        header
+            .encode(&mut page, at)
+            .map_err(|e| Error::InvalidArgument(format!("time index: {e}")))?;
+        sink.write_page(at, &page)?;
+        Ok(shape.page_count)
+    }
+}
