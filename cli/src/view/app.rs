@@ -133,6 +133,8 @@ struct App {
     locate_token: u64,
     quit: bool,
     start_line: Option<u64>,
+    /// When the viewer started, until its first complete frame.
+    started: Option<Instant>,
     /// When the first key not yet shown on a complete frame was read.
     key_at: Option<Instant>,
     timing: Option<std::fs::File>,
@@ -205,6 +207,7 @@ pub fn run(a: ViewArgs) -> lidx::Result<super::Status> {
         locate_token: 0,
         quit: false,
         start_line: a.line.map(|l| l.saturating_sub(1)),
+        started: Some(Instant::now()),
         key_at: None,
         timing,
         complete: false,
@@ -247,6 +250,18 @@ fn spawn_input(tx: Sender<Msg>) {
             }
         })
         .expect("spawn the input thread");
+}
+
+/// The process's peak resident set (VmHWM), in KiB; 0 where unknown.
+fn peak_rss_kib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        })
+        .unwrap_or(0)
 }
 
 type Term = ratatui::Terminal<ratatui::backend::CrosstermBackend<std::io::Stdout>>;
@@ -1279,17 +1294,24 @@ impl App {
             })
             .map_err(|e| term_error(&self.file, e))?;
         self.complete = complete && self.pending.is_empty();
-        if self.complete
-            && let Some(at) = self.key_at.take()
-            && let Some(t) = self.timing.as_mut()
-        {
-            let _ = writeln!(
-                t,
-                "{} {} {}",
-                at.elapsed().as_micros(),
-                self.pos.line + 1,
-                self.store.held_bytes()
-            );
+        if self.complete && self.index.is_some() {
+            // The timing log: the first full screen after launch, then one
+            // line per key shown.
+            let what = if let Some(at) = self.started.take() {
+                Some(("open", at))
+            } else {
+                self.key_at.take().map(|at| ("key", at))
+            };
+            if let (Some((what, at)), Some(t)) = (what, self.timing.as_mut()) {
+                let _ = writeln!(
+                    t,
+                    "{what} {} us line {} held {} rss_kib {}",
+                    at.elapsed().as_micros(),
+                    self.pos.line + 1,
+                    self.store.held_bytes(),
+                    peak_rss_kib()
+                );
+            }
         }
         if self.complete {
             self.prefetch(&shown);

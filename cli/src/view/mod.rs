@@ -108,6 +108,20 @@ pub enum Msg {
     Followed(Result<(FollowEvent, Option<Arc<Index>>), String>),
 }
 
+/// The tests' way to watch work in progress: `LIDX_VIEW_TEST_SLOW=MS`
+/// makes the build sleep MS per 128 KiB read and the scans 8 × MS per
+/// 1 MiB piece, so that a progress report and a cancel can be seen on a
+/// small file.
+pub fn test_slowness() -> Option<Duration> {
+    static SLOW: std::sync::OnceLock<Option<Duration>> = std::sync::OnceLock::new();
+    *SLOW.get_or_init(|| {
+        std::env::var("LIDX_VIEW_TEST_SLOW")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .map(Duration::from_millis)
+    })
+}
+
 pub fn run(a: ViewArgs) -> lidx::Result<Status> {
     if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
         return Err(lidx::Error::InvalidArgument(format!(

@@ -29,6 +29,9 @@ pub fn spawn(file: PathBuf, oo: OpenOptions, tx: Sender<Msg>, cancel: Arc<Atomic
                 if cancel.load(Ordering::SeqCst) {
                     return false;
                 }
+                if let Some(d) = super::test_slowness() {
+                    std::thread::sleep(d);
+                }
                 // A build: the head is worth reading (an open of a fresh
                 // sidecar reports no progress and needs no head).
                 if !head_sent {

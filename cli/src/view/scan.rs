@@ -103,6 +103,17 @@ impl Sink for First {
     }
 }
 
+/// The last selected line (a backward search keeps only that, however
+/// many lines a piece selects).
+struct Last(Option<u64>);
+
+impl Sink for Last {
+    fn line(&mut self, l: &Line<'_>) -> lidx::Result<bool> {
+        self.0 = Some(l.number);
+        Ok(true)
+    }
+}
+
 struct All(Vec<u64>);
 
 impl Sink for All {
@@ -190,16 +201,19 @@ fn search(
     let total: u64 = pieces.iter().map(|c| c.end - c.start).sum();
     let mut done = 0;
     for piece in pieces {
+        if let Some(d) = super::test_slowness() {
+            std::thread::sleep(d * 8);
+        }
         if !live() {
             return Ok(None);
         }
         let opts = ScanOptions::default();
         let mut s = Search::new(m, opts);
         if backward {
-            let mut all = All(Vec::new());
-            s.scan(index.source(), piece, buf, &mut all)?;
-            if let Some(&l) = all.0.last() {
-                return Ok(Some(Some(l)));
+            let mut last = Last(None);
+            s.scan(index.source(), piece, buf, &mut last)?;
+            if last.0.is_some() {
+                return Ok(Some(last.0));
             }
         } else {
             let mut first = First(None);
@@ -228,6 +242,9 @@ fn filter(
     let mut done = 0;
     let mut all = All(Vec::new());
     for piece in pieces {
+        if let Some(d) = super::test_slowness() {
+            std::thread::sleep(d * 8);
+        }
         if !live() {
             return Ok(None);
         }

@@ -660,3 +660,148 @@ fn view_errors_and_panics_restore_the_terminal() {
     );
     quits(&p, 2);
 }
+
+/// The line (1-based) holding byte `offset` of `text`.
+fn line_of(text: &[u8], offset: u64) -> u64 {
+    text[..offset as usize]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count() as u64
+        + 1
+}
+
+#[test]
+fn view_mouse_wheel_and_scrollbar_click() {
+    if !tools() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("app.log");
+    let text = log(3000);
+    std::fs::write(&f, &text).unwrap();
+    let Some(p) = Pane::start(dir.path(), "app.log") else {
+        return;
+    };
+    let r = ROWS as u64;
+    let at = |n: u64| numbered(&sed(&f, n, n - 1 + r), 4, ROWS);
+    p.expect("first screen", &at(1), "/3000");
+    // SGR mouse reports, as a terminal sends them: the wheel moves 3 lines.
+    p.text("\x1b[<65;10;5M");
+    p.expect("wheel down", &at(4), "lines 4-");
+    p.text("\x1b[<65;10;5M");
+    p.text("\x1b[<65;10;5M");
+    p.expect("wheel down twice", &at(10), "lines 10-");
+    p.text("\x1b[<64;10;5M");
+    p.expect("wheel up", &at(7), "lines 7-");
+    // A click on the scrollbar (the last column), row 15 of 29: the line
+    // holding byte size × 14 / 28.
+    p.text(&format!("\x1b[<0;{W};15M"));
+    let line = line_of(&text, text.len() as u64 * 14 / 28);
+    p.expect("scrollbar click", &at(line), "");
+    p.text(&format!("\x1b[<0;{W};15m"));
+    p.keys(&["q"]);
+    quits(&p, 0);
+}
+
+#[test]
+fn view_shows_the_top_at_once_while_the_sidecar_is_built() {
+    if !tools() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("app.log");
+    // 3 MiB: 24 reads of 128 KiB, each made 150 ms slow: a build of 3.6 s.
+    std::fs::write(&f, log(100_000)).unwrap();
+    let Some(p) = Pane::start_sized(dir.path(), "app.log", W, H, &["LIDX_VIEW_TEST_SLOW=150"])
+    else {
+        return;
+    };
+    let r = ROWS as u64;
+    let g = 6;
+    // The head of the file (its first 256 KiB, read directly) with the
+    // build's progress; the gutter is as wide as the head's line count.
+    let text = std::fs::read(&f).unwrap();
+    let gh = (line_of(&text, 256 << 10)).to_string().len();
+    p.expect(
+        "the head while indexing",
+        &numbered(&sed(&f, 1, r), gh, ROWS),
+        " indexing ",
+    );
+    // Moving works on the head meanwhile.
+    p.keys(&["j", "j"]);
+    p.expect(
+        "j on the head",
+        &numbered(&sed(&f, 3, r + 2), gh, ROWS),
+        " indexing ",
+    );
+    // Keys the head cannot answer wait for the index, in order.
+    p.text(":90000");
+    p.keys(&["Enter", "j"]);
+    p.expect(
+        "after the build",
+        &numbered(&sed(&f, 90001, 90000 + r), g, ROWS),
+        "/100000",
+    );
+    assert!(dir.path().join("app.log.lidx").exists());
+    p.keys(&["q"]);
+    quits(&p, 0);
+    // Quitting during a build cancels it: no sidecar is written.
+    let f2 = dir.path().join("other.log");
+    std::fs::write(&f2, log(100_000)).unwrap();
+    let p = Pane::start_sized(dir.path(), "other.log", W, H, &["LIDX_VIEW_TEST_SLOW=150"]).unwrap();
+    p.wait("indexing", |s| s[rows_of(s)].contains(" indexing "));
+    p.keys(&["q"]);
+    quits(&p, 0);
+    assert!(!dir.path().join("other.log.lidx").exists());
+}
+
+#[test]
+fn view_search_shows_progress_and_esc_cancels_it() {
+    if !tools() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("app.log");
+    // 3 MiB: pieces of about 1 MiB, each made 1.6 s slow.
+    std::fs::write(&f, log(100_000)).unwrap();
+    // The sidecar first, so that only the search is slow.
+    let out = crate::run::lidx_with(
+        ["index".as_ref(), f.as_os_str()],
+        crate::run::Rules::SILENT_ERROR,
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let Some(p) = Pane::start_sized(dir.path(), "app.log", W, H, &["LIDX_VIEW_TEST_SLOW=200"])
+    else {
+        return;
+    };
+    let r = ROWS as u64;
+    p.expect("open", &numbered(&sed(&f, 1, r), 6, ROWS), "/100000");
+    p.text("/no such line");
+    p.keys(&["Enter"]);
+    p.wait("searching", |s| {
+        s[rows_of(s)].contains("searching /no such line") && s[rows_of(s)].contains("Esc cancels")
+    });
+    // Moving still works while it runs.
+    p.keys(&["j"]);
+    p.wait("j while searching", |s| {
+        s[rows_of(s)].contains("searching")
+            && text_rows(s, W) == numbered(&sed(&f, 2, r + 1), 6, ROWS)
+    });
+    p.wait("progress", |s| {
+        let st = &s[rows_of(s)];
+        st.split_once("searching /no such line ")
+            .is_some_and(|(_, rest)| rest.starts_with(|c: char| c.is_ascii_digit()))
+    });
+    p.keys(&["Escape"]);
+    p.expect(
+        "cancelled",
+        &numbered(&sed(&f, 2, r + 1), 6, ROWS),
+        "search cancelled",
+    );
+    // The cancelled search says nothing later.
+    std::thread::sleep(Duration::from_millis(2000));
+    let s = p.screen();
+    assert!(!s[rows_of(&s)].contains("search hit"), "{}", s.join("\n"));
+    p.keys(&["q"]);
+    quits(&p, 0);
+}
