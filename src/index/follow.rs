@@ -125,16 +125,7 @@ impl Follower {
         }
         let index: Index = opened.index;
         // Complete lines only: a last line without `\n` may still grow.
-        let mut complete = index.line_count();
-        if complete > 0 && index.line_end(complete - 1)? == index.source_len() {
-            let mut last = [0u8; 1];
-            index
-                .source()
-                .read_exact_at(&mut last, index.source_len() - 1)?;
-            if last[0] != b'\n' {
-                complete -= 1;
-            }
-        }
+        let complete = index.complete_lines()?;
         if complete <= self.next_line {
             return Ok(Checked::Event(FollowEvent::Idle));
         }

@@ -352,6 +352,21 @@ impl Index {
         self.sb.line_count
     }
 
+    /// Number of complete lines: [`Index::line_count`], less one when the
+    /// last line has no `\n` (a line a writer may still be extending). A
+    /// follower ([`crate::Follower`]) started at this line reports that
+    /// last line again once it is complete. Reads one byte of the source.
+    pub fn complete_lines(&self) -> Result<u64> {
+        let n = self.line_count();
+        let len = self.source_len();
+        if n == 0 || len == 0 {
+            return Ok(n);
+        }
+        let mut last = [0u8; 1];
+        self.source.read_exact_at(&mut last, len - 1)?;
+        Ok(if last[0] == b'\n' { n } else { n - 1 })
+    }
+
     /// Size of the indexed source in bytes.
     pub fn source_len(&self) -> u64 {
         self.sb.text_len()

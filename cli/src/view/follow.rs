@@ -27,14 +27,13 @@ pub fn spawn(
         .spawn(move || {
             // From the first line not complete yet (a last line without
             // `\n` is reported again once complete).
-            let mut from = index.line_count();
-            if from > 0 {
-                let mut last = [0u8; 1];
-                let len = index.source_len();
-                if index.source().read_exact_at(&mut last, len - 1).is_ok() && last[0] != b'\n' {
-                    from -= 1;
+            let from = match index.complete_lines() {
+                Ok(n) => n,
+                Err(e) => {
+                    let _ = tx.send(Msg::Followed(Err(e.to_string())));
+                    return;
                 }
-            }
+            };
             drop(index);
             let mut follower = match Follower::new(&file, from, &oo) {
                 Ok(f) => f,

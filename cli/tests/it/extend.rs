@@ -568,6 +568,7 @@ fn follower_poll_index_hands_over_the_index() {
     assert_eq!(e, FollowEvent::Lines(2));
     let index = index.expect("an index with the new lines");
     assert_eq!(index.line_count(), 5);
+    assert_eq!(index.complete_lines().unwrap(), 4, "fi has no \\n yet");
     let mut buf = lidx::LineBuf::new();
     index.read_lines(2..5, &mut buf).unwrap();
     assert_eq!(
@@ -579,9 +580,14 @@ fn follower_poll_index_hands_over_the_index() {
     file.write_all(b"ve\n").unwrap();
     let (e, index) = f.poll_index().unwrap();
     assert_eq!(e, FollowEvent::Lines(1));
-    assert_eq!(index.unwrap().line_count(), 5);
-    std::fs::write(&path, b"x\n").unwrap();
+    let index = index.unwrap();
+    assert_eq!(index.line_count(), 5);
+    assert_eq!(index.complete_lines().unwrap(), 5);
+    std::fs::write(&path, b"").unwrap();
     assert_eq!(f.poll_index().unwrap().0, FollowEvent::Restarted);
+    let empty = OpenOptions::new().open(&path).unwrap().index;
+    assert_eq!(empty.complete_lines().unwrap(), 0);
+    std::fs::write(&path, b"x\n").unwrap();
     let (e, index) = f.poll_index().unwrap();
     assert_eq!(e, FollowEvent::Lines(1));
     assert_eq!(index.unwrap().line_count(), 1);
