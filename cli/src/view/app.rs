@@ -131,6 +131,8 @@ struct App {
     message: Option<String>,
     following: Option<Arc<AtomicBool>>,
     locate_token: u64,
+    /// A percentage's line is being looked up.
+    locating: bool,
     quit: bool,
     start_line: Option<u64>,
     /// When the viewer started, until its first complete frame.
@@ -205,6 +207,7 @@ pub fn run(a: ViewArgs) -> lidx::Result<super::Status> {
         message: None,
         following: None,
         locate_token: 0,
+        locating: false,
         quit: false,
         start_line: a.line.map(|l| l.saturating_sub(1)),
         started: Some(Instant::now()),
@@ -367,6 +370,7 @@ impl App {
             },
             Msg::Located { epoch, token, line } => {
                 if epoch == self.store.epoch() && token == self.locate_token {
+                    self.locating = false;
                     match line {
                         Ok(l) => self.exec(Op::Goto(l, true)),
                         Err(e) => self.message = Some(format!("error: {e}")),
@@ -1034,6 +1038,11 @@ impl App {
     /// Cancels the running search, filter computation and waiting moves.
     fn cancel(&mut self) {
         self.count = None;
+        if self.locating {
+            // A late answer is ignored.
+            self.locating = false;
+            self.locate_token += 1;
+        }
         if self.running.take().is_some() {
             self.searcher.cancel();
             self.message = Some("search cancelled".into());
@@ -1209,6 +1218,7 @@ impl App {
         }
         let offset = (index.source_len() as u128 * num as u128 / den.max(1) as u128) as u64;
         self.locate_token += 1;
+        self.locating = true;
         self.store.locate(&index, offset, self.locate_token);
     }
 
@@ -1293,7 +1303,10 @@ impl App {
                 }
             })
             .map_err(|e| term_error(&self.file, e))?;
-        self.complete = complete && self.pending.is_empty();
+        // Complete: what was asked is on screen (a search or a percentage
+        // still on its way is not).
+        self.complete =
+            complete && self.pending.is_empty() && self.running.is_none() && !self.locating;
         if self.complete && self.index.is_some() {
             // The timing log: the first full screen after launch, then one
             // line per key shown.
