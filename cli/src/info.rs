@@ -41,6 +41,54 @@ struct InfoJson<'a> {
     /// What "fresh" rests on, or why it is not known yet.
     evidence: String,
     gzip: Option<GzipJson>,
+    time: Option<TimeJson>,
+}
+
+#[derive(serde::Serialize)]
+struct TimeJson {
+    /// `iso8601`, `syslog`, `clf`, `epoch-s`, `epoch-ms` or
+    /// `strftime:FORMAT`.
+    format: String,
+    /// True when the format was detected from the first lines.
+    detected: bool,
+    /// The zone stamps without one are read in.
+    zone: String,
+    /// The earliest and latest line times, RFC 3339 UTC (null: no stamp).
+    first: Option<String>,
+    last: Option<String>,
+}
+
+impl TimeJson {
+    fn new(t: lidx::TimeInfo) -> TimeJson {
+        let (format, detected) = match t.format.strip_prefix("auto:") {
+            Some(f) => (f.to_string(), true),
+            None => (t.format, false),
+        };
+        TimeJson {
+            format,
+            detected,
+            zone: t.tz,
+            first: t.range.map(|r| lidx::time::format_instant(r.0)),
+            last: t.range.map(|r| lidx::time::format_instant(r.1)),
+        }
+    }
+
+    /// The text form's line.
+    fn line(&self) -> String {
+        let how = if self.detected {
+            " (detected from the first lines)"
+        } else {
+            ""
+        };
+        let range = match (&self.first, &self.last) {
+            (Some(a), Some(b)) => format!("{a} to {b}"),
+            _ => "no line has a stamp".to_string(),
+        };
+        format!(
+            "time index:   {}{how}; stamps without a zone read in {}; {range}\n",
+            self.format, self.zone
+        )
+    }
 }
 
 #[derive(serde::Serialize)]
@@ -87,6 +135,8 @@ pub fn run(a: InfoArgs) -> lidx::Result<Status> {
         ),
         None => String::new(),
     };
+    let time = index.time_info()?.map(TimeJson::new);
+    let time_text = time.as_ref().map(TimeJson::line).unwrap_or_default();
     let mut out = super::stdout();
     let text = if a.json {
         let file = a.file.display().to_string();
@@ -112,13 +162,14 @@ pub fn run(a: InfoArgs) -> lidx::Result<Status> {
                 access_points: aps as u64,
                 span: span.into(),
             }),
+            time,
         };
         let mut t = serde_json::to_string(&j).map_err(|e| Error::InvalidArgument(e.to_string()))?;
         t.push('\n');
         t
     } else {
         format!(
-            "file:         {}\nsidecar:      {}\nlines:        {}\nsource size:  {} bytes\n{gz_text}sidecar size: {}\ncheckpoints:  {}\npages:        {} x {} bytes\ntree height:  {}\nspacing:      {} bytes\nformat:       v{}.{}\nfresh:        {}\n",
+            "file:         {}\nsidecar:      {}\nlines:        {}\nsource size:  {} bytes\n{gz_text}sidecar size: {}\ncheckpoints:  {}\npages:        {} x {} bytes\ntree height:  {}\nspacing:      {} bytes\nformat:       v{}.{}\n{time_text}fresh:        {}\n",
             a.file.display(),
             index.sidecar_path().display(),
             i.lines,

@@ -15,7 +15,7 @@ use super::Index;
 use crate::error::{Error, Result};
 use crate::format::time::TimeHeader;
 use crate::format::{PageKind, eytzinger};
-use crate::ingest::time::{HEAD, Heads, NO_MAX, TimeStart};
+use crate::ingest::time::{HEAD, Heads, NO_MAX, NO_MIN, TimeStart};
 use crate::time::{Nanos, TimeFormat, digest, undigest};
 use crate::tree::{ByLine, ByOffset, Checkpoint, Column};
 use std::ops::Range;
@@ -120,6 +120,132 @@ impl Index {
             tz: ti.header.tz.clone(),
             range: (hi != NO_MAX).then(|| (undigest(lo), undigest(hi))),
         }))
+    }
+
+    /// Checks every page of the time index: the header (CRC, shape), each
+    /// tree page's CRC, kind and level, the head-first order of children
+    /// and separators equal to each child's first entry, one entry per
+    /// checkpoint, both columns non-decreasing, and that the tree ends
+    /// where the next section begins. With `full`, re-reads every span of
+    /// the source and checks each entry against the times of its lines
+    /// (entry `k` is the maximum of entry `k - 1`'s and span `k`'s latest
+    /// time, and the minimum of span `k`'s earliest time and entry
+    /// `k + 1`'s; a span's times include the stamp in effect at its start). Returns the number of pages checked.
+    pub(crate) fn verify_time(&self, full: bool) -> Result<u64> {
+        let ti = self.time_index()?;
+        let h = &ti.header;
+        let sb = &self.sb;
+        let end = if sb.source_kind == crate::format::SOURCE_KIND_GZIP {
+            sb.gzip.ap_first_page
+        } else {
+            sb.page_count
+        };
+        let corrupt = |id: u32, what: String| Error::corrupt(self.sidecar_path(), id as u64, what);
+        if h.last_leaf + 1 != end {
+            return Err(corrupt(
+                sb.time_page,
+                "the time tree does not end where the next section begins".into(),
+            ));
+        }
+        let cache = self.cache();
+        // Pages expected in turn (head-first: breadth-first, so a page's
+        // expectations are queued before it is reached): level, and the
+        // separator its first entry must equal.
+        let mut expect = std::collections::VecDeque::new();
+        expect.push_back((h.height - 1, None::<(u64, u64)>));
+        let mut prev: Option<(u64, u64)> = None;
+        let mut count = 0u64;
+        for id in h.root_page..=h.last_leaf {
+            let page = cache.read_uncached(id)?;
+            let v = page.view();
+            let Some((level, sep)) = expect.pop_front() else {
+                return Err(corrupt(id, "time page reached by no parent".into()));
+            };
+            let leaf = id >= h.first_leaf;
+            if (v.kind == PageKind::Leaf) != leaf || v.level as u32 != level {
+                return Err(corrupt(
+                    id,
+                    format!(
+                        "time page of kind {:?} at level {} out of place",
+                        v.kind, v.level
+                    ),
+                ));
+            }
+            let entries = v.sorted_entries();
+            if let Some(sep) = sep
+                && (entries[0].0, entries[0].1) != sep
+            {
+                return Err(corrupt(
+                    id,
+                    "first time entry differs from the parent's separator".into(),
+                ));
+            }
+            if leaf {
+                for &(max, min, _) in &entries {
+                    if let Some((pmax, pmin)) = prev
+                        && (max < pmax || min < pmin)
+                    {
+                        return Err(corrupt(id, format!("time entry {count} decreases")));
+                    }
+                    prev = Some((max, min));
+                    count += 1;
+                }
+            } else {
+                let first = id + 1 + expect.len() as u32;
+                for (next, &(max, min, child)) in (first..).zip(&entries) {
+                    if child != next {
+                        return Err(corrupt(
+                            id,
+                            format!(
+                                "time child page {child} where the head-first layout puts page {next}"
+                            ),
+                        ));
+                    }
+                    expect.push_back((level - 1, Some((max, min))));
+                }
+            }
+        }
+        if !expect.is_empty() || count != h.entries {
+            return Err(corrupt(
+                sb.time_page,
+                "the time tree's entries disagree with its header".into(),
+            ));
+        }
+        if full {
+            let mut prev_max = NO_MAX;
+            for k in 0..h.entries {
+                // A span's extremes include the stamp in effect at its
+                // start (§12).
+                let (mut lo, mut hi) = match self.in_effect(&ti, k)? {
+                    Some((t, _)) => (digest(t), digest(t)),
+                    None => (NO_MIN, NO_MAX),
+                };
+                self.scan_span(&ti, k, &mut |_, t| {
+                    if let Some(t) = t {
+                        lo = lo.min(digest(t));
+                        hi = hi.max(digest(t));
+                    }
+                    true
+                })?;
+                let (max, min) = self.time_entry(&ti, k)?;
+                let next_min = if k + 1 < h.entries {
+                    self.time_entry(&ti, k + 1)?.1
+                } else {
+                    NO_MIN
+                };
+                if max != prev_max.max(hi) || min != lo.min(next_min) {
+                    return Err(Error::SourceChanged {
+                        path: self.source.path().to_path_buf(),
+                        what: format!(
+                            "the times of span {k} (lines from {}) differ from the time index",
+                            self.checkpoint_at(k)?.line + 1
+                        ),
+                    });
+                }
+                prev_max = max;
+            }
+        }
+        Ok((h.last_leaf - sb.time_page + 1) as u64)
     }
 
     /// Entry `k` of the time tree: (running maximum, running minimum).

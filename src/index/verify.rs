@@ -41,7 +41,13 @@ pub(super) fn verify(index: &Index, full: bool) -> Result<VerifyReport> {
     } else {
         sb.page_count
     };
-    for id in 1..tree_end {
+    // The line tree's pages; a time index follows them (spec §12).
+    let line_end = if sb.has_time_index() {
+        sb.time_page
+    } else {
+        tree_end
+    };
+    for id in 1..line_end {
         let page = cache.read_uncached(id)?;
         let view = page.view();
         levels[id as usize] = view.level;
@@ -193,6 +199,12 @@ pub(super) fn verify(index: &Index, full: bool) -> Result<VerifyReport> {
     // 3. Optionally: re-scan the source and compare, streaming both sides.
     if full {
         rescan(index, &mut |_, _| true)?;
+    }
+
+    // 4. The time index's pages, and with `full` its entries against the
+    //    source's times.
+    if sb.has_time_index() {
+        index.verify_time(full)?;
     }
     Ok(VerifyReport {
         pages: sb.page_count as u64,

@@ -109,7 +109,6 @@ impl Heads {
 }
 
 /// Where a time pass starts.
-
 pub(crate) struct TimeStart {
     /// How stamps are read.
     pub format: TimeFormat,

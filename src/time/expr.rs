@@ -29,10 +29,7 @@ pub fn parse_expr(s: &str, tz: &str, now: Nanos) -> Result<Nanos> {
         return Ok(now);
     }
     if let Some(rest) = t.strip_prefix('@') {
-        let secs: f64 = rest
-            .parse()
-            .map_err(|_| bad(s, "not a number of seconds"))?;
-        return Ok((secs * NS as f64).round() as i64);
+        return seconds(rest).ok_or_else(|| bad(s, "not a number of seconds"));
     }
     if let Some(first) = t.chars().next()
         && (first == '-' || first == '+')
@@ -92,6 +89,28 @@ pub fn parse_expr(s: &str, tz: &str, now: Nanos) -> Result<Nanos> {
         .ok_or_else(|| bad(s, "not a time"))
 }
 
+/// `[-]SECONDS[.FRACTION]` as nanoseconds, exactly (digits past the ninth
+/// of the fraction are dropped).
+fn seconds(s: &str) -> Option<Nanos> {
+    let (neg, s) = match s.strip_prefix('-') {
+        Some(r) => (true, r),
+        None => (false, s),
+    };
+    let (int, frac) = s.split_once('.').unwrap_or((s, ""));
+    if int.is_empty() || !int.bytes().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    if !frac.bytes().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    let mut ns: i64 = 0;
+    for (i, c) in frac.bytes().take(9).enumerate() {
+        ns += (c - b'0') as i64 * 10i64.pow(8 - i as u32);
+    }
+    let v = int.parse::<i64>().ok()?.checked_mul(NS)?.checked_add(ns)?;
+    Some(if neg { -v } else { v })
+}
+
 /// The date (in `fmt`'s zone) at instant `now`.
 fn local_date(now: Nanos, fmt: &super::TimeFormat) -> (i64, u32, u32) {
     // The zone's offset at `now`: the difference between the wall clock of
@@ -131,6 +150,21 @@ mod tests {
         assert_eq!(p("+2h"), NOW + 7200 * NS);
         assert_eq!(p("-1d"), NOW - 86_400 * NS);
         assert_eq!(p("@1796067120"), NOW);
+        assert_eq!(p("@1796067120.000000001"), NOW + 1);
+        assert_eq!(p("@1796067120.123456789"), NOW + 123_456_789);
+        assert_eq!(p("@-1.5"), -1_500_000_000);
+        assert_eq!(
+            super::super::format_instant(NOW + 123_000_000),
+            "2026-11-30T19:32:00.123Z"
+        );
+        assert_eq!(
+            super::super::format_instant(NOW + 1),
+            "2026-11-30T19:32:00.000000001Z"
+        );
+        assert_eq!(
+            super::super::format_instant(-1_500_000_000),
+            "1969-12-31T23:59:58.500Z"
+        );
         assert_eq!(p("2026-11-30T19:32"), NOW);
         assert_eq!(p("2026-11-30 19:32:00Z"), NOW);
         assert_eq!(p("2026-11-30T20:32+01:00"), NOW);
@@ -147,6 +181,9 @@ mod tests {
             "2026-13-01",
             "tomorrow 10:00",
             "-m",
+            "@",
+            "@1.2.3",
+            "@x",
         ] {
             assert!(parse_expr(bad, "UTC", NOW).is_err(), "{bad:?}");
         }

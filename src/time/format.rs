@@ -198,7 +198,7 @@ fn syslog(line: &[u8]) -> Option<(u32, u32, u32, u32, u32, u32)> {
     } else {
         0
     };
-    (d >= 1 && d <= 31 && h < 24 && mi < 60 && s <= 60).then_some((mo, d, h, mi, s, ns))
+    ((1..=31).contains(&d) && h < 24 && mi < 60 && s <= 60).then_some((mo, d, h, mi, s, ns))
 }
 
 /// A common-log-format stamp `[dd/Mmm/yyyy:HH:MM:SS ±hhmm]` at the first
@@ -340,7 +340,9 @@ impl TimeFormat {
     }
 
     /// The format of most stamped lines among `lines` (a file's first
-    /// lines), if at least half of the non-empty ones have a stamp in it.
+    /// lines), if at least a tenth of the non-empty ones (and three, or
+    /// all when fewer) have a stamp in it: a Java log's stack traces may
+    /// outnumber its stamped lines.
     /// ISO 8601 is preferred on ties, then the common log format, syslog
     /// and epoch times. `mtime` (seconds) fixes a syslog file's first year:
     /// the latest year that does not put its first stamp after the file's
@@ -357,7 +359,11 @@ impl TimeFormat {
         let mut best: Option<(usize, TimeKind)> = None;
         for k in kinds {
             let hits = lines.iter().filter(|l| matches_kind(&k, l)).count();
-            if hits > 0 && hits * 2 >= nonempty && best.as_ref().is_none_or(|b| hits > b.0) {
+            if hits > 0
+                && hits >= nonempty.min(3)
+                && hits * 10 >= nonempty
+                && best.as_ref().is_none_or(|b| hits > b.0)
+            {
                 best = Some((hits, k));
             }
         }
@@ -454,8 +460,15 @@ fn plausible_epoch(t: Nanos) -> bool {
 fn zone(tz: &str) -> Result<(jiff::tz::TimeZone, String)> {
     let bad = |e: jiff::Error| Error::InvalidArgument(format!("unknown time zone {tz:?}: {e}"));
     if tz.is_empty() || tz == "local" {
+        // The index records the zone by name, so that a later reader
+        // reads stamps as this build did: a system zone without one (a
+        // POSIX TZ string, an unnamed /etc/localtime) cannot be recorded.
         let z = jiff::tz::TimeZone::system();
-        let name = z.iana_name().unwrap_or("UTC").to_string();
+        let Some(name) = z.iana_name().map(str::to_string) else {
+            return Err(Error::InvalidArgument(
+                "the system's time zone has no IANA name to record in the index: give --tz (an IANA name such as Europe/Paris, UTC, or an offset such as +01:00)".into(),
+            ));
+        };
         return Ok((z, name));
     }
     if tz == "UTC" || tz == "utc" || tz == "Z" {
@@ -469,12 +482,15 @@ fn zone(tz: &str) -> Result<(jiff::tz::TimeZone, String)> {
     Ok((z, tz.to_string()))
 }
 
+/// A wall-clock minute: year, month, day, hour, minute.
+type Minute = (i64, u32, u32, u32, u32);
+
 /// Reads the stamps of lines in one format, in file order (it remembers
 /// the last minute's UTC offset, and for syslog the last line's time).
 pub struct Stamper {
     f: TimeFormat,
     /// The last wall-clock minute converted, and its UTC offset.
-    minute: Option<((i64, u32, u32, u32, u32), i32)>,
+    minute: Option<(Minute, i32)>,
     /// The time of the last stamped line (syslog years follow it).
     prev: Option<Nanos>,
     /// The wall-clock year of the last stamped line.

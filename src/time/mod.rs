@@ -41,6 +41,30 @@ pub fn undigest(k: u64) -> Nanos {
 
 const NS: i64 = 1_000_000_000;
 
+/// An instant as RFC 3339 in UTC, `2026-11-30T19:32:00Z`, with as many
+/// fraction digits as it needs (none, 3, 6 or 9).
+pub fn format_instant(t: Nanos) -> String {
+    let secs = t.div_euclid(NS);
+    let ns = t.rem_euclid(NS);
+    let (y, mo, d) = civil_from_days(secs.div_euclid(86_400));
+    let s = secs.rem_euclid(86_400);
+    let frac = if ns == 0 {
+        String::new()
+    } else if ns % 1_000_000 == 0 {
+        format!(".{:03}", ns / 1_000_000)
+    } else if ns % 1_000 == 0 {
+        format!(".{:06}", ns / 1_000)
+    } else {
+        format!(".{ns:09}")
+    };
+    format!(
+        "{y:04}-{mo:02}-{d:02}T{:02}:{:02}:{:02}{frac}Z",
+        s / 3600,
+        s / 60 % 60,
+        s % 60
+    )
+}
+
 /// Days since 1970-01-01 of a proleptic Gregorian date (the civil-to-days
 /// algorithm: exact for every year `i64` can hold here).
 pub(crate) fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {

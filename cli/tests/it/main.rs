@@ -23,6 +23,8 @@
 //!   decompressed text, `zcat | sed` and `zcat | rg`.
 //! - [`remote`]: URLs served by nginx, moto (S3) and a fault proxy, against
 //!   the model; request counts from the access log.
+//! - [`time`]: the time index against a generator that knows each
+//!   stamp's instant, `awk` windows and lnav's time filter.
 //! - [`crash`]: `lidx index` killed at random moments leaves the old or a
 //!   complete sidecar.
 //!
@@ -50,4 +52,5 @@ mod run;
 mod ship;
 mod sidecar;
 mod threads;
+mod time;
 mod view;
