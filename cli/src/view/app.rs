@@ -340,6 +340,7 @@ impl App {
                             lidx::Action::Built => "built",
                             lidx::Action::Extended => "extended",
                             lidx::Action::Verified => "verified",
+                            lidx::Action::TimeAdded => "rebuilt with a time index",
                             _ => "rebuilt",
                         },
                         took.as_secs_f64()
