@@ -14,6 +14,15 @@
 //!
 //! All of them reply on one channel of [`Msg`], which the UI thread waits
 //! on; a frame is drawn after each batch of messages.
+//!
+//! Why ratatui over crossterm: both are pure Rust (no ncurses or terminfo
+//! C library to link), actively kept, and used by gitui and others;
+//! crossterm gives raw mode, the alternate screen, mouse reports and
+//! resize events as one event stream read on a thread of its own, and
+//! ratatui's double buffer sends only the cells that changed, so a frame
+//! after a one-line scroll is a few bytes. The viewer draws its own text
+//! (every byte of the file passes through [`render`] first, so nothing in
+//! a file can reach the terminal as an escape sequence).
 
 mod app;
 mod follow;
