@@ -53,8 +53,12 @@ tm() { tmux -L "$SOCK" "$@"; }
 ns() { date +%s%N; }
 ms() { echo "scale=1; $1 / 1000000" | bc; }
 # start CMD: CMD in a fresh pane (its peak RSS in KiB to $DIR/rss when it exits).
+N=0
 start() {
   tm kill-server 2>/dev/null || true
+  # A new server each time (one being killed may still hold the old socket).
+  N=$((N + 1))
+  SOCK=lidx-view-bench-$$-$N
   rm -f "$DIR/rss"
   tm -f /dev/null new-session -d -x 120 -y 40 \
     "LIDX_VIEW_TIMING=$LOG /usr/bin/time -f %M -o $DIR/rss $1; sleep 600"

@@ -309,3 +309,50 @@ fn reader(rx: Receiver<Request>, reply: Sender<Msg>) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_head_is_split_into_lines_and_blocks() {
+        let blocks = Held::from_head(b"a\r\nb\n\nc", false);
+        assert_eq!(blocks.len(), 1);
+        let h = &blocks[0];
+        assert_eq!(h.len(), 4);
+        assert_eq!((h.line(0), h.more(0), h.offset(0)), (&b"a\r"[..], 0, 0));
+        assert_eq!((h.line(2), h.offset(2)), (&b""[..], 5));
+        // The head ends inside line 4: how much more is unknown.
+        assert_eq!(
+            (h.line(3), h.more(3), h.offset(3)),
+            (&b"c"[..], u64::MAX, 6)
+        );
+        // At the end of the file, a last line without `\n` is whole.
+        assert_eq!(Held::from_head(b"a\nc", true)[0].more(1), 0);
+        let many: Vec<u8> = (0..2 * BLOCK + 1).flat_map(|_| *b"x\n").collect();
+        let sizes: Vec<usize> = Held::from_head(&many, true).iter().map(Held::len).collect();
+        assert_eq!(sizes, [BLOCK as usize, BLOCK as usize, 1]);
+        // A line longer than LINE_CAP keeps its first LINE_CAP bytes.
+        let long = vec![b'y'; LINE_CAP + 10];
+        assert_eq!(Held::from_head(&long, true)[0].line(0).len(), LINE_CAP);
+    }
+
+    #[test]
+    fn the_store_keeps_to_its_budget() {
+        let (tx, _rx) = channel();
+        let mut s = Store::new(tx);
+        let line = vec![b'x'; LINE_CAP];
+        let one = Held::from_head(&line, true).pop().unwrap().size();
+        for n in 0..200 {
+            s.tick();
+            s.insert(0, n, Held::from_head(&line, true).pop().unwrap());
+            // The budget, plus the blocks of this frame and the last one.
+            assert!(s.held_bytes() <= BUDGET + 2 * one, "{}", s.held_bytes());
+        }
+        assert!(s.get(199).is_some() && s.get(0).is_none());
+        // A reply of an older epoch is dropped.
+        s.clear();
+        s.insert(0, 5, Held::default());
+        assert!(!s.has(5));
+    }
+}

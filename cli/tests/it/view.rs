@@ -116,7 +116,13 @@ impl Pane {
 
 impl Drop for Pane {
     fn drop(&mut self) {
+        // The server leaves its socket behind: removed too.
+        let socket = self.tmux(&["display", "-p", "#{socket_path}"]);
         self.tmux(&["kill-server"]);
+        let socket = socket.trim();
+        if !socket.is_empty() {
+            let _ = std::fs::remove_file(socket);
+        }
     }
 }
 
