@@ -16,7 +16,7 @@
 #      two share a block of lines): median and worst, plain and gzip;
 #   3. peak RSS after scrolling through 1,000,000 lines (`1000000j`);
 #   4. search-next for a rare literal (one line at 75%) from the top.
-# GZ=PATH uses that archive instead of compressing the log (its figures
+# SECTIONS="2 4" runs only those. GZ=PATH uses that archive instead of compressing the log (its figures
 # are then of another text). Needs: tmux, rg, bc, pigz or gzip; less and
 # lnav are measured when present.
 set -euo pipefail
@@ -86,14 +86,15 @@ quit() {
   cat "$DIR/rss"
 }
 line_text() { "$LIDX" lines "$1" "$2" | cut -c1-60; }
+want() { [[ " ${SECTIONS:-1 2 3 4} " == *" $1 "* ]]; }
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
-T10M=$(line_text "$F" 10000000)
 echo "# lidx view — $(date -u +%Y-%m-%d), $(nproc) cores, $(lscpu | sed -n 's/Model name: *//p')"
 echo
 echo "$F: $(stat -c %s "$F") bytes, $LINES lines; $G: $(stat -c %s "$G") bytes."
 echo
 
+if want 1; then
 echo "## 1. Launch to the first screen at line 10,000,000 (sidecar present; best of 3)"
 echo
 echo "| tool | by tmux | lidx's own log | peak RSS |"
@@ -135,7 +136,8 @@ if command -v lnav >/dev/null; then
   fi
 fi
 echo
-
+fi
+if want 2; then
 echo "## 2. Keypress to screen for :N near the end (20 lines in the last 10%)"
 echo
 echo "| source | median | worst | peak RSS |"
@@ -158,6 +160,7 @@ for src in "$F" "$G"; do
   worst=$(printf '%s\n' "${times[@]}" | sort -n | tail -1)
   echo "| $(basename "$src") | $(echo "scale=2; $med / 1000" | bc) ms | $(echo "scale=2; $worst / 1000" | bc) ms | $((rss / 1024)) MiB |"
 done
+LINES=$("$LIDX" count "$F")
 if command -v less >/dev/null; then
   n=$((LINES - LINES / 20))
   start "less $F"
@@ -169,8 +172,8 @@ if command -v less >/dev/null; then
   echo "| less, ${n}g (first time: counts lines) | $(ms "$t") ms by tmux | | $(($(quit) / 1024)) MiB |"
 fi
 echo
-
-LINES=$("$LIDX" count "$F")
+fi
+if want 3; then
 echo "## 3. Scrolling through 1,000,000 lines (1000000j from line 20,000,000)"
 echo
 rm -f "$LOG"
@@ -182,7 +185,8 @@ until_screen "lines 21000000-"
 t=$(($(ns) - t0))
 echo "- lidx: $(ms "$t") ms by tmux; peak RSS $(($(quit) / 1024)) MiB"
 echo
-
+fi
+if want 4; then
 echo "## 4. Search-next for a rare literal from the top ($RARE_TEXT, at line $RARE of the log)"
 echo
 for src in "$F" "$G"; do
@@ -206,4 +210,5 @@ if command -v less >/dev/null; then
   until_screen "$RARE_TEXT unique"
   t=$(($(ns) - t0))
   echo "- less: $(ms "$t") ms by tmux; peak RSS $(($(quit) / 1024)) MiB"
+fi
 fi

@@ -47,11 +47,19 @@ enum Need {
     Filter(u64),
 }
 
+/// A walk stopped at a line not held: where it got to, the rows left,
+/// what it needs.
+type Stuck = (Pos, u64, Need);
+
 /// A move.
 #[derive(Debug, Clone, Copy)]
 enum Op {
+    /// Rows down or up from the screen's position.
     Down(u64),
     Up(u64),
+    /// The rest of a walk that waited for data: rows down or up from here.
+    DownFrom(Pos, u64),
+    UpFrom(Pos, u64),
     Top,
     Bottom,
     /// To a line (0-based); a jump remembers where it came from.
@@ -532,18 +540,22 @@ impl App {
     // ----- moves ----------------------------------------------------------
 
     /// `pos` moved down `n` rows, at most to the last row of the last line.
-    fn advance(&mut self, mut pos: Pos, n: u64) -> Result<Pos, Need> {
+    /// On a line not held: where the walk got to, the rows left, and what
+    /// it needs.
+    fn advance(&mut self, mut pos: Pos, n: u64) -> Result<Pos, Stuck> {
         let mut left = n;
         while left > 0 {
-            let rows = self.rows(pos.line)? as u64;
+            let rows = self.rows(pos.line).map_err(|e| (pos, left, e))? as u64;
             let here = rows - 1 - (pos.row as u64).min(rows - 1);
             if left <= here {
                 pos.row += left as u32;
                 break;
             }
-            left -= here + 1;
-            match self.at_or_after(pos.line + 1)? {
-                Some(l) => pos = Pos { line: l, row: 0 },
+            match self.at_or_after(pos.line + 1).map_err(|e| (pos, left, e))? {
+                Some(l) => {
+                    left -= here + 1;
+                    pos = Pos { line: l, row: 0 };
+                }
                 None => {
                     pos.row = rows as u32 - 1;
                     break;
@@ -553,18 +565,19 @@ impl App {
         Ok(pos)
     }
 
-    /// `pos` moved up `n` rows, at most to the first line.
-    fn back(&mut self, mut pos: Pos, n: u64) -> Result<Pos, Need> {
+    /// `pos` moved up `n` rows, at most to the first line (a miss as in
+    /// [`App::advance`]).
+    fn back(&mut self, mut pos: Pos, n: u64) -> Result<Pos, Stuck> {
         let mut left = n;
         while left > 0 {
             if left <= pos.row as u64 {
                 pos.row -= left as u32;
                 break;
             }
-            left -= pos.row as u64 + 1;
-            match self.before(pos.line)? {
+            match self.before(pos.line).map_err(|e| (pos, left, e))? {
                 Some(l) => {
-                    let rows = self.rows(l)?;
+                    let rows = self.rows(l).map_err(|e| (pos, left, e))?;
+                    left -= pos.row as u64 + 1;
                     pos = Pos {
                         line: l,
                         row: rows - 1,
@@ -577,6 +590,34 @@ impl App {
             }
         }
         Ok(pos)
+    }
+
+    /// `from` moved `n` rows down or up, then settled. When a line is not
+    /// held, the walk so far is kept: the op at the front of the queue
+    /// (the one running) becomes the rest of the walk, so a long walk
+    /// (`1000000j`) reads each block once instead of starting over at
+    /// each block that arrives.
+    fn walk(&mut self, from: Pos, n: u64, down: bool) -> Result<Pos, Need> {
+        let walked = if down {
+            self.advance(from, n)
+        } else {
+            self.back(from, n)
+        };
+        let (to, left, need) = match walked {
+            Ok(to) => match self.settle(to) {
+                Ok(p) => return Ok(p),
+                Err(need) => (to, 0, need),
+            },
+            Err(stuck) => stuck,
+        };
+        if let Some(front) = self.pending.front_mut() {
+            *front = if down {
+                Op::DownFrom(to, left)
+            } else {
+                Op::UpFrom(to, left)
+            };
+        }
+        Err(need)
     }
 
     /// Rows from `pos` to the end, counted up to `limit`.
@@ -606,6 +647,7 @@ impl App {
             row: rows - 1,
         };
         self.back(end, self.text_rows() - 1)
+            .map_err(|(_, _, need)| need)
     }
 
     /// `pos` made valid: on a line shown, and the screen full if the file
@@ -635,14 +677,10 @@ impl App {
     fn run_op(&mut self, op: Op) -> Result<(), Need> {
         let old = self.pos;
         let (pos, jump) = match op {
-            Op::Down(n) => {
-                let p = self.advance(self.pos, n)?;
-                (self.settle(p)?, false)
-            }
-            Op::Up(n) => {
-                let p = self.back(self.pos, n)?;
-                (self.settle(p)?, false)
-            }
+            Op::Down(n) => (self.walk(self.pos, n, true)?, false),
+            Op::Up(n) => (self.walk(self.pos, n, false)?, false),
+            Op::DownFrom(p, n) => (self.walk(p, n, true)?, false),
+            Op::UpFrom(p, n) => (self.walk(p, n, false)?, false),
             Op::Top => (self.settle(Pos::default())?, true),
             Op::Bottom => (self.bottom()?, true),
             Op::Goto(l, jump) => (self.settle(Pos { line: l, row: 0 })?, jump),

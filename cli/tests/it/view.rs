@@ -288,6 +288,12 @@ fn view_goto_page_top_bottom_percent_marks() {
     );
     p.keys(&["g"]);
     p.expect("g", &numbered(&sed(&f, 1, r), g, ROWS), "lines 1-");
+    // Long walks: each block of lines read once, the walk resumed where it
+    // waited for one.
+    p.text("2000j");
+    p.expect("2000j", &numbered(&sed(&f, 2001, 2000 + r), g, ROWS), "");
+    p.text("1500k");
+    p.expect("1500k", &numbered(&sed(&f, 501, 500 + r), g, ROWS), "");
     p.text("1234G");
     p.expect("1234G", &numbered(&sed(&f, 1234, 1233 + r), g, ROWS), "");
     p.keys(&["'", "a"]);
