@@ -18,6 +18,19 @@ const DELAY: Duration = Duration::from_millis(400);
 /// The bar's layout.
 const TEMPLATE: &str = "lidx: indexing {msg} {wide_bar} {percent:>3}% {bytes}/{total_bytes} {binary_bytes_per_sec} ETA {eta}";
 
+/// The tests' way to see the bar on a small file:
+/// `LIDX_TEST_SLOW_BUILD=MS` sleeps MS at each report (one per 128 KiB
+/// read).
+fn test_slowness() -> Option<Duration> {
+    static SLOW: std::sync::OnceLock<Option<Duration>> = std::sync::OnceLock::new();
+    *SLOW.get_or_init(|| {
+        std::env::var("LIDX_TEST_SLOW_BUILD")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .map(Duration::from_millis)
+    })
+}
+
 /// A build's progress bar (nothing is drawn until [`DELAY`] has passed).
 #[derive(Debug)]
 pub struct Progress {
@@ -41,6 +54,9 @@ impl Progress {
     /// Reports `done` of `total` bytes (indicatif redraws at most 20 times
     /// a second).
     pub fn update(&mut self, done: u64, total: u64) {
+        if let Some(d) = test_slowness() {
+            std::thread::sleep(d);
+        }
         if !self.enabled || total == 0 {
             return;
         }

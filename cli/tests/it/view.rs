@@ -33,7 +33,12 @@ impl Pane {
     }
 
     fn start_sized(dir: &Path, args: &str, w: usize, h: usize, env: &[&str]) -> Option<Pane> {
-        if !have_tool("tmux", "the pseudo-terminal tests of lidx view") {
+        Pane::start_command(dir, &format!("{BIN} view {args}"), w, h, env)
+    }
+
+    /// `command` (a shell command line) in a `w`×`h` pane.
+    fn start_command(dir: &Path, command: &str, w: usize, h: usize, env: &[&str]) -> Option<Pane> {
+        if !have_tool("tmux", "the pseudo-terminal tests of lidx") {
             return None;
         }
         static N: AtomicUsize = AtomicUsize::new(0);
@@ -43,7 +48,7 @@ impl Pane {
             N.fetch_add(1, Ordering::SeqCst)
         );
         let script = format!(
-            "{} {BIN} view {args}; echo EXIT=$?; stty -a | tr ' ' '\\n' | grep -x -- '-*icanon'; sleep 600",
+            "{} {command}; echo EXIT=$?; stty -a | tr ' ' '\\n' | grep -x -- '-*icanon'; sleep 600",
             env.join(" ")
         );
         let ok = Command::new("tmux")
@@ -817,4 +822,55 @@ fn view_search_shows_progress_and_esc_cancels_it() {
     assert!(!s[rows_of(&s)].contains("search hit"), "{}", s.join("\n"));
     p.keys(&["q"]);
     quits(&p, 0);
+}
+
+/// The progress bar of a long build (here made long by
+/// `LIDX_TEST_SLOW_BUILD`), plain and gzip: on a terminal, the file, a
+/// bar, the percentage, bytes, rate and ETA on stderr, cleared at the end.
+#[test]
+fn index_shows_a_progress_bar_on_a_terminal() {
+    if !tools() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let text = log(100_000);
+    std::fs::write(dir.path().join("big.log"), &text).unwrap();
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(6));
+    std::io::Write::write_all(&mut gz, &text).unwrap();
+    std::fs::write(dir.path().join("big.log.gz"), gz.finish().unwrap()).unwrap();
+    // A plain build reports every 128 KiB read; a gzip build at its first
+    // access point, then every 4 MiB of compressed bytes (here: only at
+    // the end), so each of its reports is made longer.
+    for (name, slow) in [
+        ("big.log", "LIDX_TEST_SLOW_BUILD=100"),
+        ("big.log.gz", "LIDX_TEST_SLOW_BUILD=600"),
+    ] {
+        let Some(p) =
+            Pane::start_command(dir.path(), &format!("{BIN} index {name}"), W, H, &[slow])
+        else {
+            return;
+        };
+        let bar = p.wait("the bar", |s| {
+            s.iter().any(|l| {
+                l.starts_with(&format!("lidx: indexing {name} "))
+                    && l.contains('%')
+                    && l.contains("ETA")
+                    && l.contains("/s")
+            })
+        });
+        let s = p.wait("built", |s| s.iter().any(|l| l.starts_with("EXIT=")));
+        assert!(
+            s.iter().any(|l| l.starts_with("EXIT=0")),
+            "{}",
+            s.join("\n")
+        );
+        // The bar is cleared: the summary line stays, the bar does not.
+        assert!(
+            !s.iter().any(|l| l.contains("ETA")),
+            "{}\n(the bar was {})",
+            s.join("\n"),
+            bar.join("\n")
+        );
+        assert!(s.iter().any(|l| l.contains("built:")), "{}", s.join("\n"));
+    }
 }
