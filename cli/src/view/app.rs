@@ -26,8 +26,13 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{Receiver, Sender, channel};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
 use std::time::Instant;
+
+/// Frames drawn while a move waits for data: one per this much time.
+const FRAME: std::time::Duration = std::time::Duration::from_millis(40);
+/// Blocks asked ahead of a walk that waits for one.
+const WALK_AHEAD: u64 = 4;
 
 /// Filter chunks kept, and selected lines in them.
 const FILTER_CHUNKS_KEPT: usize = 4096;
@@ -284,23 +289,43 @@ fn digits(n: u64) -> usize {
 impl App {
     fn event_loop(&mut self, terminal: &mut Term, rx: &Receiver<Msg>) -> lidx::Result<()> {
         self.draw(terminal)?;
+        let mut last_draw = Instant::now();
+        let mut stale = false;
         loop {
-            let msg = match rx.recv() {
-                Ok(m) => m,
-                Err(_) => return Ok(()),
+            let msg = if stale {
+                match rx.recv_timeout(FRAME) {
+                    Ok(m) => Some(m),
+                    Err(RecvTimeoutError::Timeout) => None,
+                    Err(RecvTimeoutError::Disconnected) => return Ok(()),
+                }
+            } else {
+                match rx.recv() {
+                    Ok(m) => Some(m),
+                    Err(_) => return Ok(()),
+                }
             };
-            self.handle(msg)?;
-            // Everything that arrived meanwhile, then one frame.
-            while let Ok(m) = rx.try_recv() {
-                self.handle(m)?;
-                if self.quit {
-                    break;
+            if let Some(msg) = msg {
+                self.handle(msg)?;
+                // Everything that arrived meanwhile, then one frame.
+                while let Ok(m) = rx.try_recv() {
+                    self.handle(m)?;
+                    if self.quit {
+                        break;
+                    }
                 }
             }
             if self.quit {
                 return Ok(());
             }
-            self.draw(terminal)?;
+            // While a move waits for data the screen does not change: a
+            // long walk draws a frame per FRAME, not one per block read.
+            if self.pending.is_empty() || last_draw.elapsed() >= FRAME {
+                self.draw(terminal)?;
+                last_draw = Instant::now();
+                stale = false;
+            } else {
+                stale = true;
+            }
         }
     }
 
@@ -610,6 +635,22 @@ impl App {
             },
             Err(stuck) => stuck,
         };
+        if let Need::Block(n) = need {
+            // The walk goes on past this block: the next ones are read
+            // meanwhile (this one first).
+            self.ask(need, false);
+            let blocks = self.line_count().div_ceil(BLOCK);
+            for k in 1..=WALK_AHEAD {
+                let next = if down {
+                    n.checked_add(k)
+                } else {
+                    n.checked_sub(k)
+                };
+                if let Some(m) = next.filter(|&m| m < blocks) {
+                    self.ask(Need::Block(m), true);
+                }
+            }
+        }
         if let Some(front) = self.pending.front_mut() {
             *front = if down {
                 Op::DownFrom(to, left)
