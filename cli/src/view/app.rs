@@ -504,13 +504,7 @@ impl App {
         }
         let (h, i) = self.held(line)?;
         let marker = Self::marker(h.more(i));
-        let n = render::rows(
-            &render::units(h.line(i)),
-            marker.as_deref(),
-            &[],
-            &self.layout(),
-        )
-        .len() as u32;
+        let n = render::row_count(h.line(i), marker.as_deref(), &self.layout()) as u32;
         if self.rows_cache.len() > 100_000 {
             self.rows_cache.clear();
         }

@@ -205,6 +205,19 @@ pub fn cut_marker(more: u64) -> String {
     format!("[+{more} bytes]")
 }
 
+/// How many rows `line` takes (as `rows(&units(line), marker, &[], l)`),
+/// without laying it out when it is printable ASCII: a long walk counts
+/// the rows of every line it passes.
+pub fn row_count(line: &[u8], marker: Option<&str>, l: &Layout) -> usize {
+    if !l.wrap {
+        return 1;
+    }
+    if marker.is_none() && line.iter().all(|b| (0x20..0x7f).contains(b)) {
+        return line.len().div_ceil(l.width.max(1)).max(1);
+    }
+    rows(&units(line), marker, &[], l).len()
+}
+
 /// Lays `units` out in rows (at least one). `marker` (a line cut short)
 /// follows the last unit; `hits` are byte ranges to highlight.
 pub fn rows(units: &[Unit], marker: Option<&str>, hits: &[Range<usize>], l: &Layout) -> Vec<Row> {
@@ -292,6 +305,30 @@ mod tests {
             .iter()
             .map(Row::text)
             .collect()
+    }
+
+    #[test]
+    fn row_count_is_the_rows_laid_out() {
+        let lines: [&[u8]; 6] = [b"", b"abc", b"a\tb", b"caf\xc3\xa9 \xff", b"\x1b[1m", b"x"];
+        for width in 1..12 {
+            let l = Layout {
+                width,
+                wrap: true,
+                hscroll: 0,
+            };
+            for n in 0..40 {
+                let ascii = vec![b'q'; n];
+                for line in lines.iter().copied().chain([&ascii[..]]) {
+                    for marker in [None, Some("[+5 bytes]")] {
+                        assert_eq!(
+                            row_count(line, marker, &l),
+                            rows(&units(line), marker, &[], &l).len(),
+                            "{line:?} width {width} marker {marker:?}"
+                        );
+                    }
+                }
+            }
+        }
     }
 
     #[test]
