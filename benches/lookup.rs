@@ -177,6 +177,7 @@ fn bench_hit() -> f64 {
         )),
         4096,
         index.superblock().page_count,
+        index.superblock().page_count,
         1 << 20,
     );
     let pages = index.superblock().page_count;

@@ -396,6 +396,12 @@ fn vectors(spec: &str) -> BTreeMap<String, Vector> {
                 Some("1") => true,
                 Some(v) => panic!("{info:?}: bad plain {v:?}"),
             };
+            // `time=ZONE`: with a time index, its format detected, stamps
+            // without a zone read in ZONE (§12).
+            let time = kv.remove("time").map(|tz| lidx::TimeOptions {
+                format: None,
+                tz: Some(tz),
+            });
             let mut param = |k: &str| -> u64 {
                 kv.remove(k)
                     .and_then(|v| int(&v))
@@ -407,7 +413,7 @@ fn vectors(spec: &str) -> BTreeMap<String, Vector> {
                 buffer_size: 1 << 17,
                 span: span.unwrap_or(DEFAULT_SPAN),
                 plain,
-                time: None,
+                time,
             };
             assert!(kv.is_empty(), "{info:?}: unexpected parameters {kv:?}");
             let bytes = parse_hex(&info, &body);
@@ -1309,7 +1315,7 @@ fn line_holding_a_byte_r32() {
 fn vectors_match_the_code() {
     let s = spec();
     let vs = vectors(&s);
-    for name in ["V1", "V2", "V3", "V4", "V5", "V6"] {
+    for name in ["V1", "V2", "V3", "V4", "V5", "V6", "V7"] {
         assert!(
             vs.contains_key(name),
             "spec §10 must hold vector {name}, has {:?}",
@@ -1526,6 +1532,34 @@ fn annotations_match_the_vectors() {
                     let crc = crc_from_parameters(&text[a..b]).to_le_bytes();
                     assert_eq!(want, crc, "{}: row {r:?}", t.caption);
                 }
+                continue;
+            }
+            if pg[4] == PageKind::TimeHeader as u8 {
+                // A time header's field (Table 25): at byte 16 + its
+                // offset; the names and the year table follow the fixed
+                // fields.
+                let bt = table(&s, "Time header body");
+                let (fl, zl) = (pg[16 + 44] as usize, pg[16 + 45] as usize);
+                let names = 16 + 48;
+                let o = match field {
+                    "format" => names,
+                    "zone" => names + fl,
+                    f if f.starts_with("years[") => {
+                        let (i, sub) = f["years[".len()..].split_once("].").expect("years[i].x");
+                        let i: usize = i.parse().expect("year index");
+                        names + fl + zl + 12 * i + if sub == "year" { 8 } else { 0 }
+                    }
+                    f => {
+                        let row = bt
+                            .rows
+                            .iter()
+                            .find(|b| strip_ticks(&b[3]) == f)
+                            .unwrap_or_else(|| panic!("Table 25 has no {f}"));
+                        assert_eq!(Some(want.len()), width(&row[2]), "{}: row {r:?}", t.caption);
+                        16 + int(&row[0]).expect("fixed offset") as usize
+                    }
+                };
+                assert_eq!(at, o, "{}: row {r:?}", t.caption);
                 continue;
             }
             if let Some((base, idx)) = field.split_once('[') {
@@ -1784,6 +1818,60 @@ fn class(e: &Error) -> Class {
     }
 }
 
+/// Opens a sidecar with a time index over `source` and asks time queries
+/// that read every page of it (vector V7, §10.8): the first line at or
+/// after instants, and time ranges as line ranges.
+fn open_and_time(source: &[u8], sidecar: Vec<u8>) -> (Result<(), Error>, Result<Vec<u64>, Error>) {
+    let index = match Index::from_parts(
+        Box::new(MemSource::new(source.to_vec())),
+        Box::new(MemSource::new(sidecar)),
+        (0, 0),
+        1 << 20,
+    ) {
+        Ok(i) => i,
+        Err(e) => return (Err(e), Ok(Vec::new())),
+    };
+    // 2026-11-30 at hh:mm:ss UTC.
+    let at = |h: i64, m: i64, s: i64| (1_795_996_800 + h * 3600 + m * 60 + s) * 1_000_000_000;
+    let q = (|| {
+        let mut answers = Vec::new();
+        for t in [
+            at(8, 0, 0),
+            at(9, 59, 45),
+            at(10, 0, 0),
+            at(10, 0, 30),
+            at(11, 0, 0),
+        ] {
+            answers.push(index.line_at_time(t)?);
+        }
+        for (s, u) in [
+            (Some(at(9, 0, 0)), Some(at(9, 30, 0))),
+            (None, Some(at(9, 59, 45))),
+            (Some(at(10, 0, 30)), None),
+            (Some(at(10, 1, 0)), Some(at(10, 1, 30))),
+        ] {
+            let r = index.time_range(s, u)?;
+            answers.extend([r.start, r.end]);
+        }
+        Ok(answers)
+    })();
+    (Ok(()), q)
+}
+
+/// Vector V7's queries answer as §10.8 says.
+#[test]
+fn vector_v7_answers_as_the_spec_says() {
+    let vs = vectors(&spec());
+    let v7 = &vs["V7"];
+    let (opened, answers) = open_and_time(&v7.source, v7.sidecar.clone());
+    opened.unwrap();
+    // First line at or after 08:00, 09:59:45, 10:00, 10:00:30 (line 4),
+    // 11:00 (none: the line count); then the ranges [09:00, 09:30) = lines
+    // 0..=3, [.., 09:59:45) = 0..=3 (line 3 the last before), [10:00:30,
+    // ..) = line 4, [10:01:00, 10:01:30) = empty.
+    assert_eq!(answers.unwrap(), [0, 0, 0, 4, 5, 0, 4, 0, 4, 4, 5, 4, 4]);
+}
+
 /// Opens a sidecar over `source` and runs lookups that reach every page.
 fn open_and_query(source: &[u8], sidecar: Vec<u8>) -> (Result<(), Error>, Result<Vec<u64>, Error>) {
     let index = match Index::from_parts(
@@ -1850,6 +1938,12 @@ fn damage_table() {
     // byte 11 holds the last code bits of the first literal, R-100).
     let v2 = vs.remove("V2").expect("vector V2");
     let v4 = vs.remove("V4").expect("vector V4");
+    // Cases marked "time:" use V7 (page 1 = the line tree's leaf, page 2 =
+    // the time header, page 3 = the time tree's leaf).
+    let v7 = vs.remove("V7").expect("vector V7");
+    let (opened, baseline7) = open_and_time(&v7.source, v7.sidecar.clone());
+    opened.unwrap();
+    let baseline7 = baseline7.unwrap();
     let (opened, baseline2) = open_and_query(&v2.source, v2.sidecar.clone());
     opened.unwrap();
     let baseline2 = baseline2.unwrap();
@@ -1889,7 +1983,14 @@ fn damage_table() {
         let case = r[cc].as_str();
         seen.insert(case.to_string());
         let gzip = r[dc].starts_with("gzip:");
-        let v = if gzip { &v4 } else { &v2 };
+        let timed = r[dc].starts_with("time:");
+        let v = if gzip {
+            &v4
+        } else if timed {
+            &v7
+        } else {
+            &v2
+        };
         let mut b = v.sidecar.clone();
         let mut src = v.source.clone();
         match case {
@@ -1995,16 +2096,45 @@ fn damage_table() {
                 );
                 pg[rec(2, 24)..rec(2, 28)].copy_from_slice(&1u32.to_le_bytes());
             }),
+            "D-51" => {
+                // Bit 1 cleared, `time_page` left as it was, CRC recomputed.
+                assert_eq!(b[20] & 3, 3, "D-51");
+                b[20] &= !2;
+                let crc = format::crc32(&b[..252]);
+                b[252..256].copy_from_slice(&crc.to_le_bytes());
+            }
+            "D-52" => resb(&mut b, &|sb| sb.time_page = 1),
+            "D-53" => b[2 * p + 100] ^= 0x04,
+            "D-54" => b[3 * p + p - 3] ^= 0x80,
+            "D-55" => repage(&mut b, 2, &|pg| {
+                let at = format::PAGE_HEADER_LEN + 24;
+                let n = u64::from_le_bytes(pg[at..at + 8].try_into().unwrap());
+                pg[at..at + 8].copy_from_slice(&(n - 1).to_le_bytes());
+            }),
+            "D-56" => repage(&mut b, 2, &|pg| {
+                let at = format::PAGE_HEADER_LEN + 48 + "auto:iso860".len();
+                assert_eq!(pg[at], b'1', "D-56");
+                pg[at] = b'2';
+            }),
+            "D-57" => repage(&mut b, 3, &|pg| pg[5] = 1),
             other => panic!("table 9 case {other} has no scenario in tests/spec.rs"),
         }
         let (opened, answers) = if gzip {
             open_and_read(&src, b)
+        } else if timed {
+            open_and_time(&src, b)
         } else {
             open_and_query(&src, b)
         };
-        let baseline = if gzip { &baseline4 } else { &baseline2 };
+        let baseline = if gzip {
+            &baseline4
+        } else if timed {
+            &baseline7
+        } else {
+            &baseline2
+        };
         let answer = strip_ticks(&r[ac]);
-        let expect = match answer.split([' ', ':']).next().unwrap() {
+        let expect = match answer.split([' ', ':', '`']).next().unwrap() {
             "accepted" => None,
             "not-an-index" => Some(Class::NotAnIndex),
             "unsupported-version" => Some(Class::Version),
@@ -2023,7 +2153,7 @@ fn damage_table() {
                 let e = opened.expect_err(case);
                 assert_eq!(class(&e), want, "case {case}: {e}");
             }
-            ("lookup" | "read", Some(want)) => {
+            ("lookup" | "read" | "time", Some(want)) => {
                 assert!(opened.is_ok(), "case {case} must open: {opened:?}");
                 let e = answers.expect_err(case);
                 assert_eq!(class(&e), want, "case {case}: {e}");
@@ -2031,7 +2161,7 @@ fn damage_table() {
             (w, _) => panic!("case {case}: unknown detection point {w:?}"),
         }
     }
-    assert_eq!(seen.len(), 50, "table 9 cases: {seen:?}");
+    assert_eq!(seen.len(), 57, "table 9 cases: {seen:?}");
 }
 
 /// opening a sidecar reads page 0 first, then only the root page

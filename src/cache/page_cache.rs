@@ -127,15 +127,24 @@ impl Meta for SlotTable {
 
 /// A page cache over one sidecar with a hard byte budget.
 ///
-/// `Send + Sync`: one cache serves many threads. A hit takes the slot's read
-/// lock and bumps an atomic frequency; a miss reads the page with `pread`
-/// outside any lock, checks its CRC, then takes the policy mutex to insert it.
-/// The budget counts pages held by the cache; pages evicted while a reader
-/// still holds their `Arc` are that reader's until it drops them.
+/// `Send + Sync`: one cache serves many threads. When the tree's pages (the
+/// pages below the `pin_below` given to [`PageCache::new`]) fit in the
+/// budget with a page to spare, each is *pinned* once read and checked: it
+/// stays until the cache is dropped, and a hit is a plain load of its slot
+/// (no lock, no reference count). Other pages, and every page of a tree
+/// too large to pin, go through S3-FIFO: a hit takes the slot's read lock
+/// and bumps an atomic frequency; a miss reads the page with `pread`
+/// outside any lock, checks its CRC, then takes the policy mutex to insert
+/// it. The budget counts pages held by the cache, pinned or not; pages
+/// evicted while a reader still holds their `Arc` are that reader's until
+/// it drops them.
 pub struct PageCache {
     file: Box<dyn ReadAt>,
     page_size: usize,
     page_count: u32,
+    /// Pages `1..pinned.len()` once read, when the tree is pinned; empty
+    /// otherwise (slot 0, the superblock, stays empty).
+    pinned: Box<[OnceLock<Page>]>,
     slots: SlotTable,
     policy: Mutex<S3Fifo>,
     resident: AtomicUsize,
@@ -158,22 +167,34 @@ impl std::fmt::Debug for PageCache {
 impl PageCache {
     /// A cache over `file` (a sidecar of `page_count` pages of `page_size`
     /// bytes) holding at most `budget_bytes` of pages (at least one page).
+    /// Pages `1..pin_below` (the node pages: the line tree and the time
+    /// tree) are pinned when they fit the budget with one page to spare.
     pub fn new(
         file: Box<dyn ReadAt>,
         page_size: u32,
         page_count: u32,
+        pin_below: u32,
         budget_bytes: usize,
     ) -> PageCache {
         let page_size = page_size as usize;
-        let capacity = (budget_bytes / page_size).max(1);
+        let pin_below = pin_below.min(page_count);
+        let tree_bytes = (pin_below as usize).saturating_sub(1) * page_size;
+        let pin = pin_below > 1 && tree_bytes + page_size <= budget_bytes;
+        let pinned_bytes = if pin { tree_bytes } else { 0 };
+        let capacity = ((budget_bytes - pinned_bytes) / page_size).max(1);
         PageCache {
             file,
             page_size,
             page_count,
+            pinned: if pin {
+                (0..pin_below).map(|_| OnceLock::new()).collect()
+            } else {
+                Box::new([])
+            },
             slots: SlotTable::new(page_count),
             policy: Mutex::new(S3Fifo::new(capacity)),
             resident: AtomicUsize::new(0),
-            budget: capacity * page_size,
+            budget: capacity * page_size + pinned_bytes,
             misses: AtomicU64::new(0),
             evictions: AtomicU64::new(0),
         }
@@ -187,6 +208,12 @@ impl PageCache {
     /// Returns page `id`, reading and verifying it on a miss.
     pub fn get(&self, id: u32) -> Result<Page> {
         self.check_id(id)?;
+        if let Some(cell) = self.pinned.get(id as usize) {
+            return match cell.get() {
+                Some(p) => Ok(p.clone()),
+                None => self.load_pinned(id).cloned(),
+            };
+        }
         let slot = self.slots.slot(id);
         if let Some(p) = &*slot.page.read() {
             s3fifo::on_hit(&self.slots, id);
@@ -200,6 +227,12 @@ impl PageCache {
     #[inline]
     pub fn with_page<R>(&self, id: u32, f: impl FnOnce(&Page) -> R) -> Result<R> {
         self.check_id(id)?;
+        if let Some(cell) = self.pinned.get(id as usize) {
+            return match cell.get() {
+                Some(p) => Ok(f(p)),
+                None => self.load_pinned(id).map(f),
+            };
+        }
         let slot = self.slots.slot(id);
         {
             let guard = slot.page.read();
@@ -232,6 +265,28 @@ impl PageCache {
             ));
         }
         Ok(())
+    }
+
+    /// Reads, checks and pins page `id` (one of the pinned range); a page
+    /// another thread pinned meanwhile is that one.
+    #[cold]
+    fn load_pinned(&self, id: u32) -> Result<&Page> {
+        let page = self.read_uncached(id)?;
+        let mut won = false;
+        let p = self.pinned[id as usize].get_or_init(|| {
+            won = true;
+            page
+        });
+        if won {
+            self.misses.fetch_add(1, Ordering::Relaxed);
+            let now = self.resident.fetch_add(self.page_size, Ordering::Relaxed) + self.page_size;
+            debug_assert!(
+                now <= self.budget,
+                "cache over budget: {now} > {}",
+                self.budget
+            );
+        }
+        Ok(p)
     }
 
     #[cold]

@@ -343,7 +343,7 @@ impl Superblock {
             return bad("more checkpoints than lines".into());
         }
         if self.time_page != 0 {
-            // §12 (§12): the time index lies after the line tree's last
+            // §12: the time index lies after the line tree's last
             // leaf and before the access-point pages (or the end).
             let end = if gzip {
                 self.gzip.ap_first_page

@@ -279,10 +279,18 @@ impl Index {
         };
         let ap_hints =
             (gz && stat.remote).then(|| gzip::ApHints::new(std::sync::Arc::clone(&sidecar), &sb));
+        // The node pages (line tree, time tree) end where a gzip sidecar's
+        // access points begin.
+        let nodes_end = if gz {
+            sb.gzip.ap_first_page
+        } else {
+            sb.page_count
+        };
         let cache = PageCache::new(
             Box::new(std::sync::Arc::clone(&sidecar)),
             sb.page_size,
             sb.page_count,
+            nodes_end,
             cache_bytes,
         );
         let root = cache.read_uncached(sb.root_page)?;

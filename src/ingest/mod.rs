@@ -141,12 +141,15 @@ fn scan_range(
     from: u64,
     scanner: &mut Scanner,
     tree: &mut TreeBuilder,
-    mut time: Option<&mut TimeBuilder>,
+    time: Option<&mut TimeBuilder>,
     sink: &mut impl PageSink,
     buffer_size: usize,
     progress: &mut dyn FnMut(u64) -> bool,
 ) -> Result<Option<u8>> {
     let end = src.len();
+    if let Some(t) = time {
+        return scan_range_timed(src, from, scanner, tree, t, sink, buffer_size, progress);
+    }
     let mut buf = vec![0u8; buffer_size.min((end - from).max(1) as usize)];
     let mut at = from;
     let mut last = None;
@@ -163,16 +166,7 @@ fn scan_range(
                 ),
             ));
         }
-        match time.as_deref_mut() {
-            None => scanner.feed(&buf[..n], at, &mut |cp| tree.push(cp, sink))?,
-            Some(t) => {
-                scanner.feed(&buf[..n], at, &mut |cp| {
-                    t.boundary(cp.offset);
-                    tree.push(cp, sink)
-                })?;
-                t.feed(&buf[..n], at)?;
-            }
-        }
+        scanner.feed(&buf[..n], at, &mut |cp| tree.push(cp, sink))?;
         last = Some(buf[n - 1]);
         at += n as u64;
         if !progress(at) {
@@ -181,10 +175,107 @@ fn scan_range(
             });
         }
     }
+    scanner.finish(&mut |cp| tree.push(cp, sink))?;
+    Ok(last)
+}
+
+/// [`scan_range`] with a time pass: the stamps are read on a second
+/// thread, from the same buffers, while this one finds the lines, so that
+/// on a machine with two cores reading the times costs (almost) no time.
+/// A few buffers go round between the two; the time pass gets each
+/// buffer with the checkpoints found in it, in order.
+#[allow(clippy::too_many_arguments)]
+fn scan_range_timed(
+    src: &dyn ReadAt,
+    from: u64,
+    scanner: &mut Scanner,
+    tree: &mut TreeBuilder,
+    time: &mut TimeBuilder,
+    sink: &mut impl PageSink,
+    buffer_size: usize,
+    progress: &mut dyn FnMut(u64) -> bool,
+) -> Result<Option<u8>> {
+    use std::sync::mpsc;
+    /// A buffer, its bytes in use, their offset, and the checkpoints
+    /// found in them.
+    type Filled = (Vec<u8>, usize, u64, Vec<u64>);
+    const BUFFERS: usize = 3;
+    let end = src.len();
+    let size = buffer_size.min((end - from).max(1) as usize);
+    let (full_tx, full_rx) = mpsc::sync_channel::<Filled>(BUFFERS);
+    let (free_tx, free_rx) = mpsc::channel::<Vec<u8>>();
+    for _ in 0..BUFFERS {
+        free_tx.send(vec![0u8; size]).expect("receiver alive");
+    }
+    let mut at = from;
+    let mut last = None;
+    let pass = &mut *time;
+    let (main, worker) = std::thread::scope(|s| {
+        let worker = s.spawn(move || -> Result<()> {
+            for (buf, n, base, bounds) in full_rx {
+                for b in bounds {
+                    pass.boundary(b);
+                }
+                pass.feed(&buf[..n], base)?;
+                // The main thread may have stopped: then nobody waits.
+                let _ = free_tx.send(buf);
+            }
+            Ok(())
+        });
+        let main = (|| -> Result<()> {
+            while at < end {
+                // No buffer comes back only when the time pass failed.
+                let Ok(mut buf) = free_rx.recv() else {
+                    return Ok(());
+                };
+                let want = buf.len().min((end - at) as usize);
+                let n = src.read_full_at(&mut buf[..want], at)?;
+                if n == 0 {
+                    return Err(Error::io(
+                        "read",
+                        src.path(),
+                        std::io::Error::new(
+                            std::io::ErrorKind::UnexpectedEof,
+                            "file shrank while being indexed",
+                        ),
+                    ));
+                }
+                let mut bounds = Vec::new();
+                scanner.feed(&buf[..n], at, &mut |cp| {
+                    bounds.push(cp.offset);
+                    tree.push(cp, sink)
+                })?;
+                last = Some(buf[n - 1]);
+                if full_tx.send((buf, n, at, bounds)).is_err() {
+                    return Ok(());
+                }
+                at += n as u64;
+                if !progress(at) {
+                    return Err(Error::Cancelled {
+                        path: src.path().to_path_buf(),
+                    });
+                }
+            }
+            Ok(())
+        })();
+        drop(full_tx);
+        let worker = worker
+            .join()
+            .unwrap_or_else(|p| std::panic::resume_unwind(p));
+        (main, worker)
+    });
+    main?;
+    worker?;
+    if at < end {
+        // Only a failed time pass stops the loop early, and it said why;
+        // should it not have, this is no answer either.
+        return Err(Error::InvalidArgument(format!(
+            "{}: the time pass stopped at byte {at}",
+            src.path().display()
+        )));
+    }
     scanner.finish(&mut |cp| {
-        if let Some(t) = time.as_deref_mut() {
-            t.boundary(cp.offset);
-        }
+        time.boundary(cp.offset);
         tree.push(cp, sink)
     })?;
     Ok(last)

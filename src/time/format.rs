@@ -127,15 +127,17 @@ fn offset(b: &[u8], at: usize) -> Option<i32> {
     }
 }
 
-/// An ISO 8601 stamp starting at `b[0]`.
-fn iso_at(b: &[u8]) -> Option<(Civil, Option<i32>)> {
+/// The date, hour and minute of an ISO 8601 stamp starting at `b[0]`
+/// (its first 16 bytes, `YYYY-MM-DDTHH:MM`), not yet checked for range.
+#[inline]
+fn iso_head(b: &[u8]) -> Option<Civil> {
     if b.len() < 16 || b[4] != b'-' || b[7] != b'-' || b[13] != b':' {
         return None;
     }
     if !matches!(b[10], b'T' | b't' | b' ') {
         return None;
     }
-    let mut c = Civil {
+    Some(Civil {
         y: digits(b, 0, 4)? as i64,
         mo: digits(b, 5, 2)?,
         d: digits(b, 8, 2)?,
@@ -143,7 +145,13 @@ fn iso_at(b: &[u8]) -> Option<(Civil, Option<i32>)> {
         mi: digits(b, 14, 2)?,
         s: 0,
         ns: 0,
-    };
+    })
+}
+
+/// The rest of an ISO 8601 stamp starting at `b[0]`, after its minute:
+/// seconds and fraction into `c`; returns the offset, if any.
+#[inline]
+fn iso_tail(b: &[u8], c: &mut Civil) -> Option<Option<i32>> {
     let mut at = 16;
     if b.get(16) == Some(&b':') {
         c.s = digits(b, 17, 2)?;
@@ -152,27 +160,83 @@ fn iso_at(b: &[u8]) -> Option<(Civil, Option<i32>)> {
             (c.ns, at) = fraction(b, 20);
         }
     }
-    let off = offset(b, at);
+    Some(offset(b, at))
+}
+
+/// An ISO 8601 stamp starting at `b[0]`.
+fn iso_at(b: &[u8]) -> Option<(Civil, Option<i32>)> {
+    let mut c = iso_head(b)?;
+    let off = iso_tail(b, &mut c)?;
     c.valid().then_some((c, off))
 }
 
-/// The first ISO 8601 stamp in the first [`ISO_WINDOW`] bytes of `line`.
-fn iso(line: &[u8]) -> Option<(Civil, Option<i32>)> {
+/// The first ISO 8601 stamp in the first [`ISO_WINDOW`] bytes of `line`,
+/// and where it starts.
+fn iso_pos(line: &[u8]) -> Option<(usize, Civil, Option<i32>)> {
     let end = line.len().min(ISO_WINDOW);
     let mut i = 0;
     while i + 16 <= line.len() && i < end {
         // A year starts with a digit and has '-' 4 bytes later.
         if line[i].is_ascii_digit()
             && line[i + 4] == b'-'
-            && let Some(r) = iso_at(&line[i..])
+            && let Some((c, off)) = iso_at(&line[i..])
         {
-            return Some(r);
+            return Some((i, c, off));
         }
         i += 1;
     }
     None
 }
 
+/// The first ISO 8601 stamp in the first [`ISO_WINDOW`] bytes of `line`.
+fn iso(line: &[u8]) -> Option<(Civil, Option<i32>)> {
+    iso_pos(line).map(|(_, c, off)| (c, off))
+}
+
+/// The last ISO 8601 minute read: the bytes of its line up to the end of
+/// `YYYY-MM-DDTHH:MM`, and what they mean. A line that begins with the
+/// same bytes has its stamp at the same place with the same minute (no
+/// earlier place can hold one: [`IsoMinute::new`] checks that no earlier
+/// place could, whatever follows), so only its seconds, fraction and
+/// offset need reading. Logs write many lines a minute.
+#[derive(Debug, Clone)]
+struct IsoMinute {
+    prefix: [u8; ISO_WINDOW + 16],
+    len: usize,
+    /// Where the stamp starts.
+    at: usize,
+    /// The minute (seconds and fraction zero) and its seconds since the
+    /// epoch as if UTC.
+    civil: Civil,
+    utc: i64,
+    /// The zone's offset for the minute, once a stamp without an offset
+    /// needed it.
+    zone: Option<i32>,
+}
+
+impl IsoMinute {
+    /// The minute of the stamp at `at` in `line`, if lines that begin as
+    /// `line` does up to its end can take the short way.
+    fn new(line: &[u8], at: usize, c: &Civil) -> Option<IsoMinute> {
+        // A place before `at` that passes the first 16 bytes' checks could
+        // hold a stamp in another line with the same beginning.
+        if (0..at).any(|i| line[i].is_ascii_digit() && iso_head(&line[i..]).is_some()) {
+            return None;
+        }
+        let len = at + 16;
+        let mut prefix = [0u8; ISO_WINDOW + 16];
+        prefix[..len].copy_from_slice(&line[..len]);
+        let civil = Civil { s: 0, ns: 0, ..*c };
+        Some(IsoMinute {
+            prefix,
+            len,
+            at,
+            civil,
+            utc: civil.utc_seconds(),
+            zone: None,
+        })
+    }
+}
 /// A syslog stamp `Mmm dd HH:MM:SS[.frac]` at the start of `line`: the
 /// month, day and time (no year).
 fn syslog(line: &[u8]) -> Option<(u32, u32, u32, u32, u32, u32)> {
@@ -340,9 +404,9 @@ impl TimeFormat {
     }
 
     /// The format of most stamped lines among `lines` (a file's first
-    /// lines), if at least a tenth of the non-empty ones (and three, or
-    /// all when fewer) have a stamp in it: a Java log's stack traces may
-    /// outnumber its stamped lines.
+    /// lines), if at least a tenth of the non-empty ones have a stamp in
+    /// it (a Java log's stack traces may outnumber its stamped lines), and
+    /// at least three or half of them.
     /// ISO 8601 is preferred on ties, then the common log format, syslog
     /// and epoch times. `mtime` (seconds) fixes a syslog file's first year:
     /// the latest year that does not put its first stamp after the file's
@@ -360,7 +424,7 @@ impl TimeFormat {
         for k in kinds {
             let hits = lines.iter().filter(|l| matches_kind(&k, l)).count();
             if hits > 0
-                && hits >= nonempty.min(3)
+                && (hits >= 3 || hits * 2 >= nonempty)
                 && hits * 10 >= nonempty
                 && best.as_ref().is_none_or(|b| hits > b.0)
             {
@@ -410,6 +474,7 @@ impl TimeFormat {
         Stamper {
             f: self.clone(),
             minute: None,
+            iso_minute: None,
             prev: None,
             prev_year: self.syslog_year,
         }
@@ -491,6 +556,8 @@ pub struct Stamper {
     f: TimeFormat,
     /// The last wall-clock minute converted, and its UTC offset.
     minute: Option<(Minute, i32)>,
+    /// The last ISO 8601 minute read, for the lines after it.
+    iso_minute: Option<Box<IsoMinute>>,
     /// The time of the last stamped line (syslog years follow it).
     prev: Option<Nanos>,
     /// The wall-clock year of the last stamped line.
@@ -559,7 +626,11 @@ impl Stamper {
     fn read(&mut self, kind: &TimeKind, line: &[u8]) -> Option<(Nanos, i32)> {
         match kind {
             TimeKind::Iso => {
-                let (c, off) = iso(line)?;
+                if let Some(r) = self.iso_same_minute(line) {
+                    return Some(r);
+                }
+                let (at, c, off) = iso_pos(line)?;
+                self.iso_minute = IsoMinute::new(line, at, &c).map(Box::new);
                 Some((self.resolve(c, off)?, c.y as i32))
             }
             TimeKind::Clf => {
@@ -578,24 +649,63 @@ impl Stamper {
 
     /// The instant of wall-clock time `c` at offset `off`, or in the zone.
     fn resolve(&mut self, c: Civil, off: Option<i32>) -> Option<Nanos> {
-        if let Some(o) = off {
-            return c.at_offset(o);
-        }
-        let key = (c.y, c.mo, c.d, c.h, c.mi);
-        let o = match self.minute {
-            Some((k, o)) if k == key => o,
-            _ => {
-                let dt = jiff::civil::DateTime::new(
-                    c.y as i16, c.mo as i8, c.d as i8, c.h as i8, c.mi as i8, 0, 0,
-                )
-                .ok()?;
-                let ts = self.f.tz.to_ambiguous_timestamp(dt).compatible().ok()?;
-                let o = (Civil { s: 0, ns: 0, ..c }.utc_seconds() - ts.as_second()) as i32;
-                self.minute = Some((key, o));
-                o
-            }
+        let o = match off {
+            Some(o) => o,
+            None => self.zone_offset(&c)?,
         };
         c.at_offset(o)
+    }
+
+    /// The zone's UTC offset for the wall-clock minute of `c` (R-113: the
+    /// earlier of a repeated minute, the offset before a skipped one).
+    fn zone_offset(&mut self, c: &Civil) -> Option<i32> {
+        let key = (c.y, c.mo, c.d, c.h, c.mi);
+        if let Some((k, o)) = self.minute
+            && k == key
+        {
+            return Some(o);
+        }
+        let dt = jiff::civil::DateTime::new(
+            c.y as i16, c.mo as i8, c.d as i8, c.h as i8, c.mi as i8, 0, 0,
+        )
+        .ok()?;
+        let ts = self.f.tz.to_ambiguous_timestamp(dt).compatible().ok()?;
+        let o = (Civil { s: 0, ns: 0, ..*c }.utc_seconds() - ts.as_second()) as i32;
+        self.minute = Some((key, o));
+        Some(o)
+    }
+
+    /// The stamp of `line` when it begins as the line of the last ISO 8601
+    /// minute did (the same bytes up to the end of the minute): only its
+    /// seconds, fraction and offset are read. `None`: read it in full
+    /// (another beginning, or a stamp that is not one there, in which case
+    /// a later place may hold one).
+    fn iso_same_minute(&mut self, line: &[u8]) -> Option<(Nanos, i32)> {
+        let m = self.iso_minute.as_deref()?;
+        if line.len() < m.len || line[..m.len] != m.prefix[..m.len] {
+            return None;
+        }
+        let (at, utc, zone) = (m.at, m.utc, m.zone);
+        let mut c = m.civil;
+        let off = iso_tail(&line[at..], &mut c)?;
+        if c.s > 60 {
+            return None;
+        }
+        let o = match (off, zone) {
+            (Some(o), _) => o,
+            (None, Some(z)) => z,
+            (None, None) => {
+                let z = self.zone_offset(&c)?;
+                if let Some(m) = self.iso_minute.as_deref_mut() {
+                    m.zone = Some(z);
+                }
+                z
+            }
+        };
+        let t = (utc + c.s as i64 - o as i64)
+            .checked_mul(super::NS)?
+            .checked_add(c.ns as i64)?;
+        Some((t, c.y as i32))
     }
 
     /// A syslog stamp's time: in the first line, the format's first year;
@@ -748,6 +858,53 @@ mod tests {
             first_syslog_year(11, 30, 19, 0, 0, T0 / super::super::NS),
             2026
         );
+    }
+
+    /// Reading lines in order (the same minute read the short way) gives
+    /// what reading each line alone gives, whatever the lines.
+    #[test]
+    fn same_minute_shortcut_matches_a_full_read() {
+        let mut seed = 7u64;
+        let mut next = move |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        let pieces: [&[u8]; 14] = [
+            b"2026-11-30T10:00:",
+            b"2026-11-30T10:00",
+            b"2026-11-30 10:01:",
+            b"2026-03-29 02:30:",
+            b"[",
+            b"0",
+            b"5",
+            b"59",
+            b"60",
+            b"61",
+            b".123",
+            b",5",
+            b"Z ",
+            b"+01:00 x ",
+        ];
+        for tz in ["UTC", "Europe/Paris"] {
+            let f = TimeFormat::new(TimeKind::Iso, tz, 0).unwrap();
+            let mut warm = f.stamper();
+            let mut line = Vec::new();
+            for _ in 0..20_000 {
+                line.clear();
+                for _ in 0..1 + next(6) {
+                    line.extend_from_slice(pieces[next(pieces.len() as u64) as usize]);
+                }
+                let want = f.stamper().stamp(&line);
+                assert_eq!(
+                    warm.stamp(&line),
+                    want,
+                    "{tz}: {:?}",
+                    String::from_utf8_lossy(&line)
+                );
+            }
+        }
     }
 
     #[test]

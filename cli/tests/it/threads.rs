@@ -233,3 +233,74 @@ fn eight_threads_on_a_gzip_source() {
         }
     });
 }
+
+/// A tree that fits the budget is pinned: 8 threads' answers match the
+/// model, each page is read once (misses never exceed the node pages,
+/// nothing is evicted), the cache stays within its budget, and a second
+/// pass reads nothing. A damaged page is never pinned: every lookup that
+/// needs it fails, and the others still answer.
+#[test]
+fn eight_threads_pinned_tree() {
+    let _guard = watchdog(300, "eight_threads_pinned_tree");
+    let mut rng = Rng::new(88);
+    let data = random_text(&mut rng, 12_000, 10, false);
+    let m = Model::new(data.clone());
+    let opts = lidx::BuildOptions {
+        spacing: 1,
+        page_size: 512,
+        ..lidx::BuildOptions::default()
+    };
+    let sidecar = lidx::build_to_vec(&lidx::io::MemSource::new(data.clone()), &opts).unwrap();
+    let pages = (sidecar.len() / 512) as u64;
+    let budget = sidecar.len() + 512;
+    let open = |sidecar: Vec<u8>| {
+        Index::from_parts(
+            Box::new(lidx::io::MemSource::new(data.clone())),
+            Box::new(lidx::io::MemSource::new(sidecar)),
+            (0, 0),
+            budget,
+        )
+        .unwrap()
+    };
+    let index = open(sidecar.clone());
+    let n = m.line_count();
+    let pass = |index: &Index| {
+        std::thread::scope(|s| {
+            for t in 0..8u64 {
+                let m = &m;
+                s.spawn(move || {
+                    let mut rng = Rng::new(100 + t);
+                    for _ in 0..3000 {
+                        let l = rng.below(n);
+                        assert_eq!(index.line_span(l).unwrap(), m.span(l));
+                        let o = rng.below(m.len());
+                        assert_eq!(index.line_at(o).unwrap(), m.line_at(o).unwrap());
+                    }
+                });
+            }
+        })
+    };
+    pass(&index);
+    let st = index.cache_stats();
+    assert!(st.misses < pages, "{st:?}: {pages} pages");
+    assert_eq!(st.evictions, 0, "{st:?}");
+    assert!(
+        st.resident_bytes <= st.budget_bytes && st.budget_bytes <= budget,
+        "{st:?}"
+    );
+    pass(&index);
+    assert_eq!(
+        index.cache_stats().misses,
+        st.misses,
+        "the second pass read pages"
+    );
+    // A flipped byte in the last leaf: lines there fail, every time.
+    let mut bad = sidecar.clone();
+    let at = bad.len() - 512 + 100;
+    bad[at] ^= 1;
+    let index = open(bad);
+    for _ in 0..3 {
+        assert!(index.line_span(n - 1).is_err());
+    }
+    assert_eq!(index.line_span(0).unwrap(), m.span(0));
+}
