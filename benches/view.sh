@@ -209,8 +209,11 @@ if command -v less >/dev/null; then
   t0=$(ns)
   tm send-keys -t 0 -l "/$RARE_TEXT"
   tm send-keys -t 0 Enter
-  until_screen "$RARE_TEXT unique"
-  t=$(($(ns) - t0))
-  echo "- less: $(ms "$t") ms by tmux; peak RSS $(($(quit) / 1024)) MiB"
+  if until_screen "$RARE_TEXT unique" 300; then
+    t=$(($(ns) - t0))
+    echo "- less: $(ms "$t") ms by tmux; peak RSS $(($(quit) / 1024)) MiB"
+  else
+    echo "- less: not found within 300 s"
+  fi
 fi
 fi
