@@ -449,7 +449,13 @@ impl Index {
         self.cache.stats()
     }
 
-    pub(crate) fn sidecar_file(&self) -> std::sync::Arc<dyn ReadAt> {
+    /// The sidecar as a positional reader: the very file (or bytes, or
+    /// remote object) this index reads its pages from, even when the path
+    /// has since been replaced by a rebuild. For exporting the sidecar's
+    /// bytes, or binding the same sidecar to a fresh handle on the source
+    /// ([`Index::from_parts_with`]) to ask whether the source changed since
+    /// this index was opened.
+    pub fn sidecar_file(&self) -> std::sync::Arc<dyn ReadAt> {
         std::sync::Arc::clone(&self.sidecar_file)
     }
 

@@ -234,11 +234,16 @@ fn run_tolerant(
     // trailer checked might lie past the damage.
     let mut scanner = Scanner::resume(from, opts.spacing, u64::MAX);
     let mut pending: Vec<Checkpoint> = Vec::new();
+    // The stamps are read on another thread while this one decodes.
     let (mut time, mut old_times) = match time {
-        Some((start, old)) => (Some(super::TimeBuilder::new(start)), Some(old)),
+        Some((start, old)) => (
+            Some(super::time::TimeThread::spawn(super::TimeBuilder::new(
+                start,
+            ))),
+            Some(old),
+        ),
         None => (None, None),
     };
-    let mut time_mark = time.as_ref().map(|t| t.mark());
     let (mut inf, mut uoff) = match &at {
         Some(ap) => (Inflater::resume(gz, ap)?, ap.uncomp),
         None => (Inflater::new(gz), 0),
@@ -269,7 +274,9 @@ fn run_tolerant(
             for cp in pending.drain(..keep) {
                 tree.push(cp, sink)?;
             }
-            time_mark = time.as_ref().map(|t| t.mark());
+            if let Some(t) = time.as_mut() {
+                t.mark()?;
+            }
         }
         let ev = match inf.next_event() {
             Ok(Some(ev)) => ev,
@@ -374,8 +381,8 @@ fn run_tolerant(
                     lines: scanner.newlines(),
                 },
                 _ => {
-                    if let (Some(t), Some(m)) = (time.as_mut(), &time_mark) {
-                        t.rewind(m);
+                    if let Some(t) = time.as_mut() {
+                        t.rewind()?;
                     }
                     checked
                 }
@@ -407,7 +414,7 @@ fn run_tolerant(
     let fp = fingerprint::compute(gz, gz.len(), info.mtime)?;
     let mut sb = super::finish(tree, sink, opts, lines, fp, &info.name)?;
     if let (Some(t), Some(old)) = (time, old_times.as_mut()) {
-        super::add_time(&mut sb, t, old, text_len, sink)?;
+        super::add_time(&mut sb, t.finish()?, old, text_len, sink)?;
     }
 
     // Access-point pages, then blob pages, after the tree.

@@ -362,3 +362,151 @@ impl TimeBuilder {
         Ok(shape.page_count)
     }
 }
+
+/// What a [`TimeThread`] is told, in order.
+enum Msg {
+    /// Checkpoints found, then text at an offset.
+    Feed(Vec<u64>, Vec<u8>, u64),
+    /// Checkpoints found after the last text.
+    Bounds(Vec<u64>),
+    /// Remember the state here ([`TimeBuilder::mark`]).
+    Mark,
+    /// Go back to the state remembered last ([`TimeBuilder::rewind`]).
+    Rewind,
+}
+
+/// A time pass on its own thread, for a build whose text comes from a
+/// decoder (gzip): the decoding thread sends it, in order, the checkpoints
+/// and copies of the text (a few buffers go round), and marks and rewinds;
+/// the stamps are read meanwhile on the other core. [`TimeThread::finish`]
+/// gives the builder back.
+pub(crate) struct TimeThread {
+    tx: Option<std::sync::mpsc::SyncSender<Msg>>,
+    free: std::sync::mpsc::Receiver<Vec<u8>>,
+    buffers: usize,
+    bounds: Vec<u64>,
+    worker: Option<std::thread::JoinHandle<Result<TimeBuilder>>>,
+}
+
+/// Text buffers a [`TimeThread`] keeps going round.
+const THREAD_BUFFERS: usize = 6;
+
+impl TimeThread {
+    /// Starts the pass of `builder` on a new thread.
+    pub(crate) fn spawn(mut builder: TimeBuilder) -> TimeThread {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Msg>(THREAD_BUFFERS);
+        let (free_tx, free) = std::sync::mpsc::channel::<Vec<u8>>();
+        let worker = std::thread::spawn(move || -> Result<TimeBuilder> {
+            let mut mark = builder.mark();
+            for msg in rx {
+                match msg {
+                    Msg::Feed(bounds, buf, base) => {
+                        for b in bounds {
+                            builder.boundary(b);
+                        }
+                        builder.feed(&buf, base)?;
+                        let _ = free_tx.send(buf);
+                    }
+                    Msg::Bounds(bounds) => {
+                        for b in bounds {
+                            builder.boundary(b);
+                        }
+                    }
+                    Msg::Mark => mark = builder.mark(),
+                    Msg::Rewind => builder.rewind(&mark),
+                }
+            }
+            Ok(builder)
+        });
+        TimeThread {
+            tx: Some(tx),
+            free,
+            buffers: 0,
+            bounds: Vec::new(),
+            worker: Some(worker),
+        }
+    }
+
+    /// A checkpoint: a span starts there.
+    pub(crate) fn boundary(&mut self, offset: u64) {
+        self.bounds.push(offset);
+    }
+
+    /// Sends `msg`; when the pass has stopped (it failed), its error.
+    fn send(&mut self, msg: Msg) -> Result<()> {
+        let tx = self.tx.as_ref().expect("not finished");
+        if tx.send(msg).is_err() {
+            return Err(self.stopped());
+        }
+        Ok(())
+    }
+
+    /// The error of a pass that stopped early.
+    fn stopped(&mut self) -> Error {
+        self.tx = None;
+        match self.worker.take().map(|w| w.join()) {
+            Some(Ok(Err(e))) => e,
+            Some(Err(p)) => std::panic::resume_unwind(p),
+            _ => Error::InvalidArgument("the time pass stopped early".into()),
+        }
+    }
+
+    /// Text `buf` at offset `base`, in order, without gaps.
+    pub(crate) fn feed(&mut self, buf: &[u8], base: u64) -> Result<()> {
+        let mut b = match self.free.try_recv() {
+            Ok(b) => b,
+            Err(_) if self.buffers < THREAD_BUFFERS => {
+                self.buffers += 1;
+                Vec::new()
+            }
+            Err(_) => match self.free.recv() {
+                Ok(b) => b,
+                Err(_) => return Err(self.stopped()),
+            },
+        };
+        b.clear();
+        b.extend_from_slice(buf);
+        let bounds = std::mem::take(&mut self.bounds);
+        self.send(Msg::Feed(bounds, b, base))
+    }
+
+    fn flush_bounds(&mut self) -> Result<()> {
+        if self.bounds.is_empty() {
+            return Ok(());
+        }
+        let bounds = std::mem::take(&mut self.bounds);
+        self.send(Msg::Bounds(bounds))
+    }
+
+    /// Remembers the state after everything sent so far.
+    pub(crate) fn mark(&mut self) -> Result<()> {
+        self.flush_bounds()?;
+        self.send(Msg::Mark)
+    }
+
+    /// Forgets everything sent after the last mark.
+    pub(crate) fn rewind(&mut self) -> Result<()> {
+        self.bounds.clear();
+        self.send(Msg::Rewind)
+    }
+
+    /// Waits for the pass to read everything sent; the builder.
+    pub(crate) fn finish(mut self) -> Result<TimeBuilder> {
+        self.flush_bounds()?;
+        self.tx = None;
+        match self.worker.take().expect("not finished").join() {
+            Ok(r) => r,
+            Err(p) => std::panic::resume_unwind(p),
+        }
+    }
+}
+
+impl Drop for TimeThread {
+    fn drop(&mut self) {
+        // An abandoned pass (an error elsewhere): let its thread end.
+        self.tx = None;
+        if let Some(w) = self.worker.take() {
+            let _ = w.join();
+        }
+    }
+}

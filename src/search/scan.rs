@@ -60,7 +60,8 @@ pub enum Kind {
 pub struct Line<'a> {
     /// Match or context.
     pub kind: Kind,
-    /// 0-based line number.
+    /// 0-based line number (not the line's when
+    /// [`ScanOptions::skip_line_numbers`] is set).
     pub number: u64,
     /// Byte offset of the line's start.
     pub offset: u64,
@@ -88,6 +89,11 @@ pub struct ScanOptions {
     pub max_count: Option<u64>,
     /// Report every line, unselected ones as context (`--passthru`).
     pub passthru: bool,
+    /// Nothing needs the lines' numbers (a count, a file name, output
+    /// without `-n`): the scan does not count the lines it skips between
+    /// candidate matches, and [`Line::number`] is then not the line's
+    /// number. Scans with context, `invert` or `passthru` count anyway.
+    pub skip_line_numbers: bool,
 }
 
 /// Initial read buffer size (the buffer grows for longer lines).
@@ -279,7 +285,10 @@ impl<'m> Search<'m> {
             buf.copy_within(complete..filled, 0);
             carry = filled - complete;
         }
-        self.next_line = Some(line_no);
+        // Uncounted lines leave the number unknown: no context follows
+        // into the next chunk (there is none to follow).
+        let counted = !self.opts.skip_line_numbers || self.opts.before > 0 || self.opts.after > 0;
+        self.next_line = counted.then_some(line_no);
         if stopped {
             self.done = true;
             if self.pos_waits_for_match {
@@ -300,24 +309,33 @@ impl<'m> Search<'m> {
         let mut unreported = 0usize;
         let mut at = 0usize;
         let fast = !self.opts.invert && !self.opts.passthru && self.matcher.buffer_search();
+        // Counting the lines skipped is the one cost of the fast path
+        // beyond the matcher's; without context nothing else needs it.
+        let numbered = !self.opts.skip_line_numbers || self.opts.before > 0 || self.opts.after > 0;
         while at < bytes.len() {
             let mut known = None;
             if fast && self.after_left == 0 && !self.exceeded() {
                 // Skip to the next line that may match.
                 let Some((p, confirmed)) = self.matcher.find_candidate(bytes, at) else {
-                    r.line_no += count_lines(&bytes[at..]);
+                    if numbered {
+                        r.line_no += count_lines(&bytes[at..]);
+                    }
                     break;
                 };
                 if p >= bytes.len() && bytes.last().is_none_or(|&b| b == b'\n') {
                     // Past the last line (an empty match after the final
                     // newline): nothing in this region.
-                    r.line_no += count_lines(&bytes[at..]);
+                    if numbered {
+                        r.line_no += count_lines(&bytes[at..]);
+                    }
                     break;
                 }
                 let ls = memchr::memrchr(b'\n', &bytes[at..p.min(bytes.len())])
                     .map_or(at, |i| at + i + 1);
                 let le = line_end(bytes, ls);
-                r.line_no += count_lines(&bytes[at..ls]);
+                if numbered {
+                    r.line_no += count_lines(&bytes[at..ls]);
+                }
                 at = ls;
                 if !confirmed && !self.matcher.is_line_match(&bytes[ls..le]) {
                     r.line_no += 1;

@@ -685,6 +685,9 @@ pub fn run(a: GrepArgs) -> lidx::Result<Status> {
             a.max_count
         },
         passthru: a.passthru,
+        // Standard and JSON output print numbers only with line_number;
+        // counts, file names and quiet runs never do.
+        skip_line_numbers: !line_number,
     };
     let path_bytes = path_bytes(&file);
     let replacement = a.replace.as_ref().map(|r| r.as_bytes().to_vec());

@@ -1502,6 +1502,29 @@ fn index_search_matches_the_naive_model() {
                 };
                 index.search(r.clone(), &matcher, o, &mut stop).unwrap();
                 assert_eq!(stop.got, want[..want.len().min(2)], "{ctx}: stopping sink");
+                // Without line numbers: the same lines, offsets and count
+                // (numbers still exact where context or invert needs them).
+                let uncounted = ScanOptions {
+                    skip_line_numbers: true,
+                    ..*o
+                };
+                let mut sink = Collect {
+                    got: Vec::new(),
+                    stop_after: usize::MAX,
+                };
+                let n = index
+                    .search(r.clone(), &matcher, &uncounted, &mut sink)
+                    .unwrap();
+                assert_eq!(n, want_selected, "{ctx}: skip_line_numbers count");
+                let strip = |v: &[SearchHit]| {
+                    v.iter()
+                        .map(|g| (g.kind, g.offset, g.bytes.clone()))
+                        .collect::<Vec<_>>()
+                };
+                assert_eq!(strip(&sink.got), strip(&want), "{ctx}: skip_line_numbers");
+                if o.before > 0 || o.after > 0 {
+                    assert_eq!(sink.got, want, "{ctx}: numbers with context");
+                }
             }
         }
     }

@@ -1,0 +1,197 @@
+"""Type stubs of the lidx package (the docstrings are in the modules)."""
+
+import io
+import os
+from collections.abc import Callable, Iterator, Sequence
+from typing import Literal, TypedDict, Union
+
+from ._errors import (
+    CancelledError as CancelledError,
+    Error as Error,
+    FileError as FileError,
+    InvalidArgumentError as InvalidArgumentError,
+    NoSidecarError as NoSidecarError,
+    NotFoundError as NotFoundError,
+    OutOfRangeError as OutOfRangeError,
+    PermissionDeniedError as PermissionDeniedError,
+    RemoteError as RemoteError,
+    SidecarError as SidecarError,
+    SourceError as SourceError,
+    StaleError as StaleError,
+)
+
+__version__: str
+
+StrPath = Union[str, os.PathLike[str]]
+# progress(done, total): bytes read so far; return False to cancel.
+Progress = Callable[[int, int], Union[bool, None]]
+Pattern = Union[str, bytes, Sequence[Union[str, bytes]]]
+Verdict = Literal["unchanged", "appended", "rewritten", "unverified"]
+Action = Literal["opened", "verified", "built", "extended", "rebuilt", "damaged", "loaded"]
+
+class GzipInfo(TypedDict):
+    compressed_size: int
+    access_points: int
+    span: int
+
+class TimeInfo(TypedDict):
+    format: str
+    detected: bool
+    zone: str
+    first: Union[str, None]
+    last: Union[str, None]
+
+class Info(TypedDict):
+    file: str
+    sidecar: Union[str, None]
+    lines: int
+    source_size: int
+    sidecar_size: int
+    sidecar_percent: float
+    checkpoints: int
+    pages: int
+    page_size: int
+    height: int
+    spacing: int
+    version: str
+    source: str
+    fresh: bool
+    evidence: str
+    gzip: Union[GzipInfo, None]
+    time: Union[TimeInfo, None]
+    action: Action
+    damage: Union[str, None]
+
+class VerifyReport(TypedDict):
+    pages: int
+    checkpoints: int
+    verdict: Verdict
+    full: bool
+
+class Index:
+    """An index of the lines of a text file or a gzip archive's text."""
+
+    def __init__(
+        self,
+        path: StrPath,
+        *,
+        sidecar: Union[StrPath, None] = None,
+        cache_mb: int = 16,
+        build: bool = True,
+        spacing: Union[int, None] = None,
+        span: Union[int, None] = None,
+        plain: bool = False,
+        force: bool = False,
+        progress: Union[Progress, None] = None,
+    ) -> None: ...
+    @classmethod
+    def from_bytes(
+        cls,
+        path: StrPath,
+        data: Union[bytes, bytearray],
+        *,
+        cache_mb: int = 16,
+        progress: Union[Progress, None] = None,
+    ) -> "Index": ...
+    @property
+    def path(self) -> str: ...
+    @property
+    def sidecar_path(self) -> Union[str, None]: ...
+    @property
+    def line_count(self) -> int: ...
+    @property
+    def size(self) -> int: ...
+    @property
+    def is_gzip(self) -> bool: ...
+    @property
+    def action(self) -> Action: ...
+    @property
+    def warning(self) -> Union[str, None]: ...
+    @property
+    def damage(self) -> Union[str, None]: ...
+    @property
+    def verdict(self) -> Verdict: ...
+    @property
+    def closed(self) -> bool: ...
+    def refresh(self, *, progress: Union[Progress, None] = None) -> Literal["unchanged", "appended", "rewritten"]: ...
+    def lines(self, first: int, last: int) -> list[bytes]: ...
+    def line(self, n: int) -> bytes: ...
+    def line_span(self, n: int) -> tuple[int, int]: ...
+    def line_at(self, offset: int) -> int: ...
+    def read_at(self, offset: int, size: int) -> bytes: ...
+    def grep(
+        self,
+        pattern: Pattern,
+        lines: Union[tuple[int, Union[int, None]], None] = None,
+        *,
+        ignore_case: bool = False,
+        smart_case: bool = False,
+        fixed_strings: bool = False,
+        word_regexp: bool = False,
+        line_regexp: bool = False,
+        invert_match: bool = False,
+        max_count: Union[int, None] = None,
+        crlf: bool = False,
+        unicode: bool = True,
+        threads: Union[int, None] = None,
+    ) -> "Matches": ...
+    def follow(self, start: Union[int, None] = None, *, interval: float = 0.25) -> "Follower": ...
+    def info(self) -> Info: ...
+    def verify(self, full: bool = False) -> VerifyReport: ...
+    def to_bytes(self) -> bytes: ...
+    def open(self) -> "LineFile": ...
+    def close(self) -> None: ...
+    def __enter__(self) -> "Index": ...
+    def __exit__(self, *exc: object) -> bool: ...
+    # Internal, for LineFile.
+    def _line_start(self, n: int) -> int: ...
+    def _read_line(self, offset: int, size: int = -1) -> bytes: ...
+
+class Matches(Iterator[tuple[int, int, bytes]]):
+    """``(line_no, offset, line)`` of each selected line, in file order."""
+
+    def __iter__(self) -> "Matches": ...
+    def __next__(self) -> tuple[int, int, bytes]: ...
+    def close(self) -> None: ...
+
+class Follower(Iterator[tuple[int, bytes]]):
+    """New complete lines of a growing file, as ``(line_no, line)``."""
+
+    @property
+    def next_line(self) -> int: ...
+    @property
+    def restarts(self) -> int: ...
+    def poll(self) -> list[tuple[int, bytes]]: ...
+    def __iter__(self) -> "Follower": ...
+    def __next__(self) -> tuple[int, bytes]: ...
+
+class LineFile(io.RawIOBase):
+    """A seekable, read-only binary file over the text, with line numbers."""
+
+    name: str
+    def __init__(self, index: Index, owns_index: bool = True) -> None: ...
+    @property
+    def mode(self) -> str: ...
+    @property
+    def index(self) -> Index: ...
+    def read(self, size: Union[int, None] = -1) -> bytes: ...
+    def readall(self) -> bytes: ...
+    def readinto(self, buffer: "memoryview | bytearray") -> int: ...  # type: ignore[override]
+    def readline(self, size: Union[int, None] = -1) -> bytes: ...
+    def seek(self, offset: int, whence: int = 0) -> int: ...
+    def tell(self) -> int: ...
+    def seek_line(self, n: int) -> int: ...
+    def tell_line(self) -> int: ...
+
+def open(
+    path: StrPath,
+    mode: Literal["rb", "br"] = "rb",
+    *,
+    sidecar: Union[StrPath, None] = None,
+    cache_mb: int = 16,
+    build: bool = True,
+    spacing: Union[int, None] = None,
+    span: Union[int, None] = None,
+    plain: bool = False,
+    progress: Union[Progress, None] = None,
+) -> LineFile: ...

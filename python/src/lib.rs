@@ -1,0 +1,37 @@
+//! The Python package `lidx`: the extension module `lidx._lidx`.
+//!
+//! A face of the `lidx` library like the command line, using only its
+//! public API. The classes here are what Python sees as `lidx.Index`
+//! (`index`), `lidx.Matches` (`grep`) and `lidx.Follower` (`follow`);
+//! the file object `lidx.LineFile` and the exception classes are Python
+//! (`lidx/_file.py`, `lidx/_errors.py`), and `lidx/__init__.pyi` types it
+//! all.
+//!
+//! Conventions of the Python API, stated once in `numbering`: lines are
+//! numbered from 1 (as by the command line), negative numbers count from
+//! the end, ranges hold both ends; byte offsets are 0-based. Every read,
+//! build and search runs with the GIL released ([`Python::detach`]); a
+//! build's progress and Ctrl-C reach Python through `progress`. Errors
+//! are raised with the command line's messages (`errors`). Nothing is
+//! printed, and nothing is kept in statics.
+
+#![deny(missing_docs)]
+
+mod errors;
+mod follow;
+mod grep;
+mod index;
+mod numbering;
+mod progress;
+
+use pyo3::prelude::*;
+
+/// The extension module.
+#[pymodule]
+fn _lidx(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<index::Index>()?;
+    m.add_class::<grep::Matches>()?;
+    m.add_class::<follow::Follower>()?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}
