@@ -95,7 +95,7 @@ pub use error::count_of;
 pub use error::{Error, Result, SourceDamage};
 pub use index::locate;
 pub use index::{
-    Action, DEFAULT_CACHE_BYTES, FollowEvent, Followed, Follower, Index, Info, LineBuf, LinesRead,
+    Action, DEFAULT_CACHE_BYTES, FollowEvent, Follower, Index, Info, LineBuf, LinesRead,
     OpenOptions, Opened, SourceStat, TimeInfo, VerifyReport,
 };
 pub use ingest::fingerprint::{Evidence, Memo, Proof, Verdict};

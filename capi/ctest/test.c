@@ -879,7 +879,7 @@ static void check_follow(const char *dir) {
   expect_lines(ix, 3, 2, "three\nfour\n");
   lidx_index_info info;
   lidx_info(ix, &info);
-  CHECK(info.action == LIDX_ACTION_EXTENDED, "action %d", info.action);
+  CHECK(info.action == LIDX_ACTION_FOLLOWED, "action %d", info.action);
   /* The earlier handle still reads the file as it was. */
   uint64_t lines = 0;
   CHECK_RC(lidx_line_count(old, &lines), LIDX_OK);

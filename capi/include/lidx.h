@@ -316,6 +316,12 @@
 #define LIDX_ACTION_TIME_ADDED 7
 
 /**
+ * A handle from lidx_follow_poll(): the poll opened the sidecar, built it
+ * or extended it over the new bytes, as it needed.
+ */
+#define LIDX_ACTION_FOLLOWED 8
+
+/**
  * The version of lidx_search_options this header describes.
  */
 #define LIDX_SEARCH_OPTIONS_VERSION 1

@@ -4,9 +4,9 @@
 
 use crate::boundary::{Fail, guard};
 use crate::ffi;
-use crate::index::{Policy, core_options, lidx_index, lidx_open_options};
+use crate::index::{LIDX_ACTION_FOLLOWED, Policy, core_options, lidx_index, lidx_open_options};
 use crate::status::LIDX_ERROR_INTERNAL;
-use lidx_core::{Followed, Follower};
+use lidx_core::{FollowEvent, Follower};
 use std::ffi::{c_char, c_int};
 use std::sync::{Arc, Mutex};
 
@@ -120,46 +120,39 @@ pub unsafe extern "C" fn lidx_follow_poll(
         if event.is_null() {
             return Err(Fail::invalid("event is NULL"));
         }
-        let polled = f
-            .inner
-            .lock()
-            .map_err(|_| {
-                Fail::new(
-                    LIDX_ERROR_INTERNAL,
-                    "the follower is unusable after an internal error in an earlier poll",
-                )
-            })?
-            .poll_lines()?;
-        let (mut ev, handle) = (
-            lidx_follow_event {
-                kind: LIDX_FOLLOW_IDLE,
-                reserved: 0,
-                first: 0,
-                count: 0,
-            },
-            std::ptr::null_mut(),
-        );
-        let handle = match polled {
-            Followed::Idle => handle,
-            Followed::Restarted => {
-                ev.kind = LIDX_FOLLOW_RESTARTED;
-                handle
-            }
-            Followed::Lines {
-                index: ix,
-                action,
-                lines,
-            } => {
+        let mut follower = f.inner.lock().map_err(|_| {
+            Fail::new(
+                LIDX_ERROR_INTERNAL,
+                "the follower is unusable after an internal error in an earlier poll",
+            )
+        })?;
+        // The first new line is where the follower stood before the poll.
+        let first = follower.next_line();
+        let (seen, polled) = follower.poll_index()?;
+        drop(follower);
+        let mut ev = lidx_follow_event {
+            kind: LIDX_FOLLOW_IDLE,
+            reserved: 0,
+            first: 0,
+            count: 0,
+        };
+        let mut handle = std::ptr::null_mut();
+        match seen {
+            FollowEvent::Idle => {}
+            FollowEvent::Restarted => ev.kind = LIDX_FOLLOW_RESTARTED,
+            FollowEvent::Lines(count) => {
                 ev.kind = LIDX_FOLLOW_LINES;
-                ev.first = lines.start;
-                ev.count = lines.end - lines.start;
-                if index.is_null() {
-                    handle
-                } else {
-                    Box::into_raw(Box::new(lidx_index::new(Arc::from(ix), action, None)))
+                ev.first = first;
+                ev.count = count;
+                if let (Some(ix), false) = (polled, index.is_null()) {
+                    handle = Box::into_raw(Box::new(lidx_index::new(
+                        Arc::new(ix),
+                        LIDX_ACTION_FOLLOWED,
+                        None,
+                    )));
                 }
             }
-        };
+        }
         // SAFETY: the caller's contract for event and index.
         unsafe {
             ffi::put(event, ev);

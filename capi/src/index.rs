@@ -20,7 +20,8 @@ use std::sync::Arc;
 /// followed by, any other use of the handle.
 pub struct lidx_index {
     pub(crate) index: Arc<Index>,
-    action: Action,
+    /// LIDX_ACTION_*.
+    action: i32,
     warning: Option<CString>,
     source_path: CString,
     sidecar_path: CString,
@@ -37,7 +38,7 @@ fn c_string(s: &str) -> CString {
 }
 
 impl lidx_index {
-    pub(crate) fn new(index: Arc<Index>, action: Action, warning: Option<String>) -> lidx_index {
+    pub(crate) fn new(index: Arc<Index>, action: i32, warning: Option<String>) -> lidx_index {
         lidx_index {
             source_path: c_path(index.source_path()),
             sidecar_path: c_path(index.sidecar_path()),
@@ -246,7 +247,9 @@ pub unsafe extern "C" fn lidx_open(
         // SAFETY: as above.
         let (oo, policy, o) = unsafe { core_options(opts) }?;
         let handle = match policy {
-            Policy::Inspect => lidx_index::new(Arc::new(oo.inspect(path)?), Action::Opened, None),
+            Policy::Inspect => {
+                lidx_index::new(Arc::new(oo.inspect(path)?), LIDX_ACTION_OPENED, None)
+            }
             Policy::Open => {
                 let (callback, ctx) = o.map_or((None, std::ptr::null_mut()), |o| {
                     (o.progress, o.progress_ctx)
@@ -262,7 +265,7 @@ pub unsafe extern "C" fn lidx_open(
                     action,
                     warning,
                 } = oo.open_cancellable(path, &mut progress)?;
-                lidx_index::new(Arc::new(index), action, warning)
+                lidx_index::new(Arc::new(index), action_code(action), warning)
             }
         };
         let raw = Box::into_raw(Box::new(handle));
@@ -520,6 +523,9 @@ pub const LIDX_ACTION_DAMAGED: i32 = 6;
 /// reports this; it is defined so that every action the library knows has
 /// a code.
 pub const LIDX_ACTION_TIME_ADDED: i32 = 7;
+/// A handle from lidx_follow_poll(): the poll opened the sidecar, built it
+/// or extended it over the new bytes, as it needed.
+pub const LIDX_ACTION_FOLLOWED: i32 = 8;
 
 fn verdict_code(v: Verdict) -> i32 {
     match v {
@@ -541,7 +547,7 @@ fn evidence_code(e: Option<Evidence>) -> i32 {
     }
 }
 
-pub(crate) fn action_code(a: Action) -> i32 {
+fn action_code(a: Action) -> i32 {
     match a {
         Action::Opened => LIDX_ACTION_OPENED,
         Action::Verified => LIDX_ACTION_VERIFIED,
@@ -576,7 +582,7 @@ pub unsafe extern "C" fn lidx_verdict(
         // SAFETY: the caller's contract for verdict and action.
         unsafe {
             ffi::put(verdict, verdict_code(h.index.verdict()));
-            ffi::put(action, action_code(h.action));
+            ffi::put(action, h.action);
         }
         Ok(())
     })
@@ -671,7 +677,7 @@ pub unsafe extern "C" fn lidx_info(index: *const lidx_index, info: *mut lidx_ind
             gzip_span: span,
             verdict: verdict_code(i.verdict),
             evidence: evidence_code(i.evidence),
-            action: action_code(h.action),
+            action: h.action,
             reserved: 0,
             source_path: h.source_path.as_ptr(),
             sidecar_path: h.sidecar_path.as_ptr(),

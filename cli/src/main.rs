@@ -6,16 +6,19 @@
 //! A face of the `lidx` library like any other program: it uses only the
 //! library's public API.
 
+mod completions;
 mod count;
 mod grep;
 mod index;
 mod info;
 mod line_at;
 mod lines;
+mod man;
 mod progress;
 pub mod range;
 mod time;
 mod verify;
+mod view;
 
 use clap::{Args, Parser, Subcommand};
 use lidx::{Action, Error, Index, OpenOptions};
@@ -64,6 +67,14 @@ enum Command {
     /// the source and compare every checkpoint).
     #[command(allow_negative_numbers = true)]
     Verify(verify::VerifyArgs),
+    /// View FILE in a full-screen pager (keys as in less: g G :N / ? n N
+    /// & F m ' q); the sidecar is built in the background if missing.
+    View(Box<view::ViewArgs>),
+    /// Print a shell completion script (bash, zsh, fish, elvish,
+    /// powershell).
+    Completions(completions::CompletionsArgs),
+    /// Print the manual page (roff): `lidx man > lidx.1; man ./lidx.1`.
+    Man(man::ManArgs),
 }
 
 /// Options shared by the query subcommands.
@@ -135,6 +146,9 @@ pub fn run() -> Status {
         Command::Info(a) => info::run(a),
         Command::Verify(a) => verify::run(a),
         Command::Grep(a) => grep::run(*a),
+        Command::View(a) => view::run(*a),
+        Command::Completions(a) => completions::run(a),
+        Command::Man(a) => man::run(a),
     };
     #[cfg(feature = "remote")]
     if std::env::var_os("LIDX_REMOTE_STATS").is_some_and(|v| v == "1") {

@@ -1,19 +1,43 @@
-//! A one-line progress display on stderr for long builds.
+//! The progress bar of long builds (indicatif), on stderr, only when
+//! stderr is a terminal and `--quiet` is off: the file, a bar, the
+//! percentage, bytes done of the total, the rate and the time left.
+//!
+//! Every build goes through it: `lidx index`, the implicit build of every
+//! query, a gzip archive's build (counted in compressed bytes: what is
+//! read), a remote object's (counted in bytes fetched), an extension and a
+//! content check. A build that ends within [`DELAY`] never shows a bar, so
+//! small files print nothing.
 
-use std::io::{IsTerminal, Write};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::io::IsTerminal;
 use std::time::{Duration, Instant};
 
-/// Sources smaller than this build too fast to need a progress line.
-const MIN_BYTES: u64 = 256 << 20;
+/// A build shorter than this shows no bar.
+const DELAY: Duration = Duration::from_millis(400);
 
-/// Progress line state.
+/// The bar's layout.
+const TEMPLATE: &str = "lidx: indexing {msg} {wide_bar} {percent:>3}% {bytes}/{total_bytes} {binary_bytes_per_sec} ETA {eta}";
+
+/// The tests' way to see the bar on a small file:
+/// `LIDX_TEST_SLOW_BUILD=MS` sleeps MS at each report (one per 128 KiB
+/// read).
+fn test_slowness() -> Option<Duration> {
+    static SLOW: std::sync::OnceLock<Option<Duration>> = std::sync::OnceLock::new();
+    *SLOW.get_or_init(|| {
+        std::env::var("LIDX_TEST_SLOW_BUILD")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .map(Duration::from_millis)
+    })
+}
+
+/// A build's progress bar (nothing is drawn until [`DELAY`] has passed).
 #[derive(Debug)]
 pub struct Progress {
     label: String,
     enabled: bool,
     start: Instant,
-    last: Option<Instant>,
-    shown: bool,
+    bar: Option<ProgressBar>,
 }
 
 impl Progress {
@@ -23,44 +47,50 @@ impl Progress {
             label: label.to_string(),
             enabled: !quiet && std::io::stderr().is_terminal(),
             start: Instant::now(),
-            last: None,
-            shown: false,
+            bar: None,
         }
     }
 
-    /// Reports `done` of `total` bytes (redrawn at most 10 times a second).
+    /// Reports `done` of `total` bytes (indicatif redraws at most 20 times
+    /// a second).
     pub fn update(&mut self, done: u64, total: u64) {
-        if !self.enabled || total < MIN_BYTES {
+        if let Some(d) = test_slowness() {
+            std::thread::sleep(d);
+        }
+        if !self.enabled || total == 0 {
             return;
         }
-        let now = Instant::now();
-        if self
-            .last
-            .is_some_and(|t| now - t < Duration::from_millis(100))
-            && done < total
-        {
-            return;
+        if self.bar.is_none() {
+            if self.start.elapsed() < DELAY || done >= total {
+                return;
+            }
+            let style = ProgressStyle::with_template(TEMPLATE)
+                .unwrap_or_else(|_| ProgressStyle::default_bar())
+                .progress_chars("=> ");
+            let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr())
+                .with_style(style)
+                .with_message(self.label.clone())
+                .with_elapsed(self.start.elapsed());
+            self.bar = Some(bar);
         }
-        self.last = Some(now);
-        let secs = (now - self.start).as_secs_f64().max(1e-6);
-        let pct = done as f64 * 100.0 / total as f64;
-        let rate = done as f64 / secs / 1e9;
-        let mut err = std::io::stderr().lock();
-        let _ = write!(
-            err,
-            "\r\x1b[Klidx: indexing {}: {pct:5.1}% of {:.2} GB, {rate:.2} GB/s",
-            self.label,
-            total as f64 / 1e9
-        );
-        let _ = err.flush();
-        self.shown = true;
+        if let Some(bar) = &self.bar {
+            if bar.length() != Some(total) {
+                bar.set_length(total);
+            }
+            bar.set_position(done.min(total));
+        }
     }
 
-    /// Clears the line.
+    /// Removes the bar.
     pub fn finish(&mut self) {
-        if self.shown {
-            let _ = write!(std::io::stderr(), "\r\x1b[K");
-            self.shown = false;
+        if let Some(bar) = self.bar.take() {
+            bar.finish_and_clear();
         }
+    }
+}
+
+impl Drop for Progress {
+    fn drop(&mut self) {
+        self.finish();
     }
 }

@@ -21,26 +21,6 @@ pub enum FollowEvent {
     Restarted,
 }
 
-/// What one [`Follower::poll_lines`] saw.
-#[derive(Debug)]
-pub enum Followed {
-    /// Nothing new.
-    Idle,
-    /// New complete lines: `lines` (0-based, half-open) of `index`.
-    Lines {
-        /// The index as of this poll, fresh for the file as it was then.
-        index: Box<Index>,
-        /// What opening it did (the sidecar built, extended, or used as
-        /// it was).
-        action: super::Action,
-        /// The new complete lines.
-        lines: std::ops::Range<u64>,
-    },
-    /// The file was truncated or replaced; following restarted at its first
-    /// line (nothing of the new file reported yet).
-    Restarted,
-}
-
 /// Follows one file. Only complete lines (ending in `\n`) are reported; a
 /// last line still being written is reported once its `\n` arrives.
 #[derive(Debug)]
@@ -83,31 +63,47 @@ impl Follower {
     /// Checks the file once and writes the new complete lines to `out`
     /// (numbered 1-based with `numbered`, as `lidx lines -n`).
     pub fn poll(&mut self, numbered: bool, out: &mut dyn Write) -> Result<FollowEvent> {
-        match self.poll_lines()? {
-            Followed::Idle => Ok(FollowEvent::Idle),
-            Followed::Restarted => Ok(FollowEvent::Restarted),
-            Followed::Lines { index, lines, .. } => {
-                let n = index.write_lines(lines, numbered, out)?;
-                out.flush()
-                    .map_err(|e| Error::io("write", Path::new("<stdout>"), e))?;
-                Ok(FollowEvent::Lines(n))
+        let (index, new) = match self.check()? {
+            Checked::Event(e) => return Ok(e),
+            Checked::New(index, new) => (index, new),
+        };
+        let n = index.write_lines(new.clone(), numbered, out)?;
+        out.flush()
+            .map_err(|e| Error::io("write", Path::new("<stdout>"), e))?;
+        self.advance(&index, new.end)?;
+        Ok(FollowEvent::Lines(n))
+    }
+
+    /// Checks the file once, as [`Follower::poll`], but instead of writing
+    /// the new lines, hands over the index that holds them (a viewer reads
+    /// what it shows of them itself): `Some` with [`FollowEvent::Lines`],
+    /// else `None`. The index is fresh for the file as it was at this
+    /// poll; its last line may be one still being written (not counted in
+    /// the event, nor in [`Follower::next_line`]).
+    pub fn poll_index(&mut self) -> Result<(FollowEvent, Option<Index>)> {
+        match self.check()? {
+            Checked::Event(e) => Ok((e, None)),
+            Checked::New(index, new) => {
+                self.advance(&index, new.end)?;
+                Ok((FollowEvent::Lines(new.end - new.start), Some(*index)))
             }
         }
     }
 
-    /// Checks the file once and returns the new complete lines as a range
-    /// and an index that reads them, for a caller that reads them itself
-    /// (a viewer that pages through them, the C ABI): the lines are counted
-    /// as reported once returned, and the next poll starts after them.
-    /// The index is fresh for the file as it was at this poll (its sidecar
-    /// built or extended as [`OpenOptions`] says) and stays valid after
-    /// later polls.
-    pub fn poll_lines(&mut self) -> Result<Followed> {
+    /// Everything up to line `complete` was reported.
+    fn advance(&mut self, index: &Index, complete: u64) -> Result<()> {
+        self.next_line = complete;
+        self.done_offset = index.lines_span(0..complete)?.end;
+        Ok(())
+    }
+
+    /// Looks at the file: an event, or an index with new complete lines.
+    fn check(&mut self) -> Result<Checked> {
         let (id, len) = match identity(&self.path) {
             Ok(v) => v,
             // Mid-rotation: the old file is gone, the new one not there yet.
             Err(Error::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
-                return Ok(Followed::Idle);
+                return Ok(Checked::Event(FollowEvent::Idle));
             }
             Err(e) => return Err(e),
         };
@@ -115,102 +111,32 @@ impl Follower {
             self.identity = id;
             self.next_line = 0;
             self.done_offset = 0;
-            return Ok(Followed::Restarted);
+            return Ok(Checked::Event(FollowEvent::Restarted));
         }
         if len == self.done_offset && self.done_offset > 0 {
-            return Ok(Followed::Idle);
+            return Ok(Checked::Event(FollowEvent::Idle));
         }
         let opened = self.opts.open(&self.path)?;
         if matches!(opened.action, super::Action::Rebuilt(_)) && self.done_offset > 0 {
             // Rewritten between two polls (truncated and regrown).
             self.next_line = 0;
             self.done_offset = 0;
-            return Ok(Followed::Restarted);
+            return Ok(Checked::Event(FollowEvent::Restarted));
         }
-        let action = opened.action;
         let index: Index = opened.index;
         // Complete lines only: a last line without `\n` may still grow.
-        let mut complete = index.line_count();
-        if complete > 0 && index.line_end(complete - 1)? == index.source_len() {
-            let mut last = [0u8; 1];
-            index
-                .source()
-                .read_exact_at(&mut last, index.source_len() - 1)?;
-            if last[0] != b'\n' {
-                complete -= 1;
-            }
-        }
+        let complete = index.complete_lines()?;
         if complete <= self.next_line {
-            return Ok(Followed::Idle);
+            return Ok(Checked::Event(FollowEvent::Idle));
         }
-        let done_offset = index.lines_span(0..complete)?.end;
-        let lines = self.next_line..complete;
-        self.next_line = complete;
-        self.done_offset = done_offset;
-        Ok(Followed::Lines {
-            index: Box::new(index),
-            action,
-            lines,
-        })
+        let from = self.next_line;
+        Ok(Checked::New(Box::new(index), from..complete))
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn lines_of(index: &Index, lines: std::ops::Range<u64>) -> Vec<Vec<u8>> {
-        let mut buf = crate::LineBuf::new();
-        index.read_lines(lines, &mut buf).unwrap();
-        buf.iter().map(<[u8]>::to_vec).collect()
-    }
-
-    #[test]
-    fn poll_lines_reports_appends_and_restarts() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("app.log");
-        std::fs::write(&path, b"a\nb\npartial").unwrap();
-        let mut f = Follower::new(&path, 1, &OpenOptions::new()).unwrap();
-        // Line 0 is skipped (from = 1); the unterminated last line waits.
-        let Followed::Lines {
-            index,
-            action,
-            lines,
-        } = f.poll_lines().unwrap()
-        else {
-            panic!("expected lines")
-        };
-        assert_eq!((lines.clone(), action), (1..2, crate::Action::Built));
-        assert_eq!(lines_of(&index, lines), [b"b".to_vec()]);
-        assert!(matches!(f.poll_lines().unwrap(), Followed::Idle));
-        // The partial line completes and another arrives.
-        let mut file = std::fs::OpenOptions::new()
-            .append(true)
-            .open(&path)
-            .unwrap();
-        file.write_all(b" line\nc\n").unwrap();
-        let Followed::Lines {
-            index: grown,
-            action,
-            lines,
-        } = f.poll_lines().unwrap()
-        else {
-            panic!("expected lines")
-        };
-        assert_eq!((lines.clone(), action), (2..4, crate::Action::Extended));
-        assert_eq!(
-            lines_of(&grown, lines),
-            [b"partial line".to_vec(), b"c".to_vec()]
-        );
-        // The earlier index still answers for the file as it was.
-        assert_eq!(index.line_count(), 3);
-        assert_eq!(f.next_line(), 4);
-        // Truncated: restarted, then reported from line 0.
-        std::fs::write(&path, b"x\n").unwrap();
-        assert!(matches!(f.poll_lines().unwrap(), Followed::Restarted));
-        let Followed::Lines { index, lines, .. } = f.poll_lines().unwrap() else {
-            panic!("expected lines")
-        };
-        assert_eq!(lines_of(&index, lines), [b"x".to_vec()]);
-    }
+/// What [`Follower::check`] found.
+enum Checked {
+    Event(FollowEvent),
+    /// New complete lines, in this index.
+    New(Box<Index>, std::ops::Range<u64>),
 }

@@ -9,11 +9,21 @@ use std::ops::Range;
 /// A reusable buffer of consecutive lines: one allocation for the bytes,
 /// one for the line boundaries, reused across calls (no per-line
 /// allocation).
+///
+/// Filled by [`Index::read_lines`] (whole lines) or
+/// [`Index::read_lines_capped`] (at most so many bytes of each line: a
+/// viewer's screen, whatever the lines' lengths). A line cut short holds
+/// its first bytes only, without terminator ([`LineBuf::is_truncated`]);
+/// [`LineBuf::line_offset`] and [`LineBuf::line_len`] still give where the
+/// whole line lies in the source.
 #[derive(Debug, Default, Clone)]
 pub struct LineBuf {
     bytes: Vec<u8>,
     /// End (exclusive, within `bytes`) of each line, terminator included.
     ends: Vec<usize>,
+    /// When some line is cut short: the source offset just past each line
+    /// (empty when every line is whole: then `bytes` is the source's).
+    src_ends: Vec<u64>,
     first: u64,
     start_offset: u64,
 }
@@ -62,9 +72,37 @@ impl LineBuf {
         (0..self.len()).map(move |i| self.line(i))
     }
 
-    /// All bytes held, exactly as in the source.
+    /// All bytes held: exactly the source's when no line is cut short,
+    /// else each line's bytes held, one after the other.
     pub fn bytes(&self) -> &[u8] {
         &self.bytes
+    }
+
+    /// Byte offset in the source where line `i` starts.
+    pub fn line_offset(&self, i: usize) -> u64 {
+        match i {
+            0 => self.start_offset,
+            _ if self.src_ends.is_empty() => self.start_offset + self.ends[i - 1] as u64,
+            _ => self.src_ends[i - 1],
+        }
+    }
+
+    /// Length in the source of line `i`, its `\n` included: more than
+    /// the bytes held when it was cut short.
+    pub fn line_len(&self, i: usize) -> u64 {
+        let end = if self.src_ends.is_empty() {
+            self.start_offset + self.ends[i] as u64
+        } else {
+            self.src_ends[i]
+        };
+        end - self.line_offset(i)
+    }
+
+    /// True when line `i` holds only its first bytes
+    /// ([`Index::read_lines_capped`]).
+    pub fn is_truncated(&self, i: usize) -> bool {
+        let held = self.ends[i] - if i == 0 { 0 } else { self.ends[i - 1] };
+        (held as u64) < self.line_len(i)
     }
 }
 
@@ -96,6 +134,7 @@ impl Index {
         let span = self.lines_span(lines.clone())?;
         buf.bytes.clear();
         buf.ends.clear();
+        buf.src_ends.clear();
         buf.first = lines.start.min(self.line_count());
         buf.start_offset = span.start;
         // Read in steps, so that the buffer grows with bytes really read
@@ -171,6 +210,110 @@ impl Index {
         }
         got.read = true;
         Ok(got)
+    }
+
+    /// Replaces the contents of `buf` with lines `lines` (clamped to the
+    /// line count), holding at most `max_line_bytes` (at least 1) of each
+    /// line: a longer line keeps its first `max_line_bytes` bytes and no
+    /// terminator ([`LineBuf::is_truncated`]), and the rest of it is not
+    /// read (its end is a lookup). Memory is bounded by the lines' count
+    /// times `max_line_bytes`, whatever their lengths: what a viewer shows
+    /// of a screenful of lines, one of which may be gigabytes long.
+    /// Returns the number of lines read.
+    pub fn read_lines_capped(
+        &self,
+        lines: Range<u64>,
+        max_line_bytes: usize,
+        buf: &mut LineBuf,
+    ) -> Result<usize> {
+        let cap = max_line_bytes.max(1);
+        let first = lines.start.min(self.line_count());
+        let last = lines.end.min(self.line_count());
+        buf.bytes.clear();
+        buf.ends.clear();
+        buf.src_ends.clear();
+        buf.first = first;
+        if first >= last {
+            buf.start_offset = self.lines_span(first..first)?.start;
+            return Ok(0);
+        }
+        let span = self.lines_span(first..last)?;
+        buf.start_offset = span.start;
+        let mut line = first;
+        let mut at = span.start;
+        let mut block = self.take_buffer();
+        if block.len() <= cap {
+            block.resize(cap + 1, 0);
+        }
+        let result = (|| {
+            while line < last {
+                // One block from the start of `line`: the whole lines in it
+                // are taken; a line longer than `cap` is cut, and the rest
+                // of it skipped. (The block holds more than `cap` bytes, so
+                // every block takes at least one line.)
+                let want = (block.len() as u64).min(span.end - at) as usize;
+                let got = self.source().read_full_at(&mut block[..want], at)?;
+                if got < want {
+                    return Err(self.stale_source("source shorter than indexed"));
+                }
+                let chunk = &block[..got];
+                let reaches_end = at + got as u64 == span.end;
+                let mut s = 0usize;
+                let mut jumped = None;
+                while line < last && s < chunk.len() {
+                    let rest = &chunk[s..];
+                    let len = match memchr::memchr(b'\n', &rest[..rest.len().min(cap + 1)]) {
+                        Some(k) => k + 1,
+                        // The final line, without terminator.
+                        None if reaches_end && rest.len() <= cap => rest.len(),
+                        // Longer than the cap: cut, and skip to its end.
+                        None if rest.len() > cap => {
+                            buf.bytes.extend_from_slice(&rest[..cap]);
+                            buf.ends.push(buf.bytes.len());
+                            let end = self.line_end(line)?;
+                            buf.src_ends.push(end);
+                            line += 1;
+                            jumped = Some(end);
+                            break;
+                        }
+                        // Not whole in this block: read again from it.
+                        None => break,
+                    };
+                    buf.bytes.extend_from_slice(&rest[..len]);
+                    buf.ends.push(buf.bytes.len());
+                    buf.src_ends.push(at + (s + len) as u64);
+                    line += 1;
+                    s += len;
+                }
+                at = jumped.unwrap_or(at + s as u64);
+            }
+            Ok(())
+        })();
+        if block.len() > crate::ingest::BUFFER_SIZE {
+            block.truncate(crate::ingest::BUFFER_SIZE);
+            block.shrink_to_fit();
+        }
+        self.give_buffer(block);
+        result?;
+        if buf.src_ends.last() != Some(&span.end) || buf.ends.len() as u64 != last - first {
+            return Err(Error::SourceChanged {
+                path: self.source_path().to_path_buf(),
+                what: format!(
+                    "expected {} lines in bytes {}..{}, found {}",
+                    last - first,
+                    span.start,
+                    span.end,
+                    buf.ends.len()
+                ),
+            });
+        }
+        if buf.ends.len() == buf.src_ends.len()
+            && buf.src_ends.last().copied() == Some(span.start + buf.bytes.len() as u64)
+        {
+            // Nothing was cut: the bytes are the source's.
+            buf.src_ends.clear();
+        }
+        Ok(last as usize - first as usize)
     }
 
     /// Streams the bytes of lines `lines` (clamped to the line count) to

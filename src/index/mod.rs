@@ -21,7 +21,7 @@ mod remote;
 mod time;
 mod verify;
 
-pub use follow::{FollowEvent, Followed, Follower};
+pub use follow::{FollowEvent, Follower};
 pub use lines::{LineBuf, LinesRead};
 pub use open::{Action, OpenOptions, Opened, superblock_of};
 pub use time::TimeInfo;
@@ -358,6 +358,21 @@ impl Index {
     /// Number of lines (`grep -c ''` of the indexed bytes).
     pub fn line_count(&self) -> u64 {
         self.sb.line_count
+    }
+
+    /// Number of complete lines: [`Index::line_count`], less one when the
+    /// last line has no `\n` (a line a writer may still be extending). A
+    /// follower ([`crate::Follower`]) started at this line reports that
+    /// last line again once it is complete. Reads one byte of the source.
+    pub fn complete_lines(&self) -> Result<u64> {
+        let n = self.line_count();
+        let len = self.source_len();
+        if n == 0 || len == 0 {
+            return Ok(n);
+        }
+        let mut last = [0u8; 1];
+        self.source.read_exact_at(&mut last, len - 1)?;
+        Ok(if last[0] == b'\n' { n } else { n - 1 })
     }
 
     /// Size of the indexed source in bytes.

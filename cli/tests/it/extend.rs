@@ -545,3 +545,50 @@ fn cancelled_builds_write_nothing() {
         entries()
     );
 }
+
+/// `Follower::poll_index` hands over an index holding the new complete
+/// lines (a last line still being written is in the index, not in the
+/// event), and reports a truncated file as a restart, as `poll` does.
+#[test]
+fn follower_poll_index_hands_over_the_index() {
+    use lidx::{FollowEvent, Follower, OpenOptions};
+    use std::io::Write as _;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("app.log");
+    std::fs::write(&path, b"one\ntwo\n").unwrap();
+    let oo = OpenOptions::new();
+    let mut f = Follower::new(&path, 2, &oo).unwrap();
+    assert_eq!(f.poll_index().unwrap().0, FollowEvent::Idle);
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .unwrap();
+    file.write_all(b"three\nfour\nfi").unwrap();
+    let (e, index) = f.poll_index().unwrap();
+    assert_eq!(e, FollowEvent::Lines(2));
+    let index = index.expect("an index with the new lines");
+    assert_eq!(index.line_count(), 5);
+    assert_eq!(index.complete_lines().unwrap(), 4, "fi has no \\n yet");
+    let mut buf = lidx::LineBuf::new();
+    index.read_lines(2..5, &mut buf).unwrap();
+    assert_eq!(
+        buf.iter().collect::<Vec<_>>(),
+        [&b"three"[..], b"four", b"fi"]
+    );
+    assert_eq!(f.next_line(), 4);
+    assert!(matches!(f.poll_index().unwrap(), (FollowEvent::Idle, None)));
+    file.write_all(b"ve\n").unwrap();
+    let (e, index) = f.poll_index().unwrap();
+    assert_eq!(e, FollowEvent::Lines(1));
+    let index = index.unwrap();
+    assert_eq!(index.line_count(), 5);
+    assert_eq!(index.complete_lines().unwrap(), 5);
+    std::fs::write(&path, b"").unwrap();
+    assert_eq!(f.poll_index().unwrap().0, FollowEvent::Restarted);
+    let empty = OpenOptions::new().open(&path).unwrap().index;
+    assert_eq!(empty.complete_lines().unwrap(), 0);
+    std::fs::write(&path, b"x\n").unwrap();
+    let (e, index) = f.poll_index().unwrap();
+    assert_eq!(e, FollowEvent::Lines(1));
+    assert_eq!(index.unwrap().line_count(), 1);
+}

@@ -333,3 +333,84 @@ fn invalid_build_options_are_rejected() {
     assert!(lidx::build_to_vec(&MemSource::new(b"a\n".to_vec()), &o).is_err());
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
 }
+
+/// `read_lines_capped` against the naive split: every line's first `cap`
+/// bytes (whole with its `\n` when its content fits), its offset and
+/// length in the source, and whether it was cut.
+fn check_capped(data: &[u8], spacing: u64, cap: usize, a: u64, b: u64) {
+    let index = Index::build_in_memory(
+        Box::new(MemSource::new(data.to_vec())),
+        &opts(spacing, 512, lidx::ingest::BUFFER_SIZE),
+    )
+    .unwrap();
+    let mut lines: Vec<(u64, &[u8])> = Vec::new();
+    let mut at = 0u64;
+    for l in data.split_inclusive(|&c| c == b'\n') {
+        lines.push((at, l));
+        at += l.len() as u64;
+    }
+    let (a, b) = (a.min(lines.len() as u64), b.min(lines.len() as u64 + 2));
+    let ctx = format!(
+        "{} bytes, spacing {spacing}, cap {cap}, lines {a}..{b}",
+        data.len()
+    );
+    let mut buf = lidx::LineBuf::new();
+    let n = index.read_lines_capped(a..b, cap, &mut buf).unwrap();
+    let want = &lines[a as usize..(b as usize).min(lines.len()).max(a as usize)];
+    assert_eq!(n, want.len(), "{ctx}: count");
+    assert_eq!(buf.len(), want.len(), "{ctx}: len");
+    assert_eq!(buf.first_line(), a, "{ctx}: first");
+    let cap = cap.max(1);
+    for (i, (off, l)) in want.iter().enumerate() {
+        let content = l.strip_suffix(b"\n").unwrap_or(l);
+        let held: &[u8] = if content.len() <= cap { l } else { &l[..cap] };
+        assert_eq!(buf.line_with_terminator(i), held, "{ctx}: line {i}");
+        assert_eq!(buf.line_offset(i), *off, "{ctx}: offset {i}");
+        assert_eq!(buf.line_len(i), l.len() as u64, "{ctx}: len {i}");
+        assert_eq!(buf.is_truncated(i), content.len() > cap, "{ctx}: cut {i}");
+    }
+    if !want
+        .iter()
+        .any(|(_, l)| l.strip_suffix(b"\n").unwrap_or(l).len() > cap)
+    {
+        let mut whole = lidx::LineBuf::new();
+        index.read_lines(a..b, &mut whole).unwrap();
+        assert_eq!(buf.bytes(), whole.bytes(), "{ctx}: bytes as read_lines");
+    }
+}
+
+proptest! {
+    #![proptest_config(config(200))]
+
+    #[test]
+    fn capped_reads_match_the_split(
+        data in text(),
+        spacing in spacing(),
+        cap in prop_oneof![0usize..4, 4usize..100, Just(200_000usize)],
+        a in 0u64..80,
+        len in 0u64..80,
+    ) {
+        check_capped(&data, spacing, cap, a, a + len);
+    }
+}
+
+#[test]
+fn capped_reads_of_lines_longer_than_the_block() {
+    // Lines longer than the library's 128 KiB read buffer, cut at a cap
+    // below it, at it and above it.
+    let mut data = Vec::new();
+    for (i, n) in [10usize, 300_000, 5, 131_072, 131_073, 0, 1_000_000, 7]
+        .iter()
+        .enumerate()
+    {
+        data.extend(std::iter::repeat_n(b'a' + i as u8, *n));
+        data.push(b'\n');
+    }
+    data.extend_from_slice(b"last without newline");
+    for cap in [1, 100, 131_071, 131_072, 131_073, 400_000, 2_000_000] {
+        for spacing in [64, 65536, 1 << 40] {
+            check_capped(&data, spacing, cap, 0, 20);
+            check_capped(&data, spacing, cap, 3, 7);
+        }
+    }
+}

@@ -1,0 +1,146 @@
+//! `lidx view FILE`: a full-screen pager over the library's public API.
+//!
+//! Threads, and what each owns:
+//! - the **UI thread** (this module and [`app`]): the screen state, the
+//!   keys, the caches of lines and filter results, the drawing (ratatui
+//!   over crossterm). It never reads the file: it sends requests and
+//!   draws what has arrived, so no keypress waits on I/O;
+//! - the **input thread**: crossterm's blocking event reads, forwarded;
+//! - the **reader** ([`store`]): blocks of lines, offset → line;
+//! - two **scanners** ([`scan`]): the search (`/`, `?`, `n`, `N`) and the
+//!   filter (`&`), cancellable between pieces;
+//! - the **opener** ([`open`]) at start, the **follower** ([`follow`]) with
+//!   `F`.
+//!
+//! All of them reply on one channel of [`Msg`], which the UI thread waits
+//! on; a frame is drawn after each batch of messages.
+//!
+//! Why ratatui over crossterm: both are pure Rust (no ncurses or terminfo
+//! C library to link), actively kept, and used by gitui and others;
+//! crossterm gives raw mode, the alternate screen, mouse reports and
+//! resize events as one event stream read on a thread of its own, and
+//! ratatui's double buffer sends only the cells that changed, so a frame
+//! after a one-line scroll is a few bytes. The viewer draws its own text
+//! (every byte of the file passes through [`render`] first, so nothing in
+//! a file can reach the terminal as an escape sequence).
+
+mod app;
+mod follow;
+mod open;
+mod render;
+mod scan;
+mod store;
+mod term;
+
+use super::{QueryOpts, Status};
+use clap::Args;
+use lidx::{Action, FollowEvent, Index};
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Arguments of `lidx view`.
+#[derive(Debug, Args)]
+pub struct ViewArgs {
+    /// The text file or gzip archive (or URL).
+    #[arg(value_parser = super::file_arg())]
+    file: PathBuf,
+    /// Start at this 1-based line.
+    #[arg(long, value_name = "N")]
+    line: Option<u64>,
+    /// Searches and filters ignore case (Unicode simple case folding, as
+    /// `lidx grep -i`); `-i` in the viewer toggles it.
+    #[arg(short = 'i', long)]
+    ignore_case: bool,
+    /// Searches ignore case unless the pattern has an uppercase letter.
+    #[arg(short = 'S', long)]
+    smart_case: bool,
+    /// Searches match whole words only (as `lidx grep -w`); `-w` in the
+    /// viewer toggles it.
+    #[arg(short = 'w', long)]
+    word_regexp: bool,
+    /// Patterns are literal strings, not regexes.
+    #[arg(short = 'F', long)]
+    fixed_strings: bool,
+    /// Chop long lines (scroll them with the arrow keys) instead of
+    /// wrapping them; `-S` in the viewer toggles it.
+    #[arg(long)]
+    chop: bool,
+    /// No line numbers; `-N` in the viewer toggles them.
+    #[arg(long)]
+    no_line_numbers: bool,
+    #[command(flatten)]
+    opts: QueryOpts,
+}
+
+/// What the other threads tell the UI thread.
+pub enum Msg {
+    /// A key, the mouse, a resize; with when it was read.
+    Input(ratatui::crossterm::event::Event, Instant),
+    /// Input could not be read.
+    InputError(String),
+    /// The first bytes of the file, while its index is built.
+    Head { bytes: Vec<u8>, eof: bool },
+    /// The build's progress.
+    Progress { done: u64, total: u64 },
+    /// The index is open (or could not be).
+    Opened {
+        result: Result<(Arc<Index>, Action, Option<String>), String>,
+        took: Duration,
+    },
+    /// A block of lines.
+    Block {
+        epoch: u64,
+        n: u64,
+        held: Result<store::Held, String>,
+    },
+    /// The line holding an offset.
+    Located {
+        epoch: u64,
+        token: u64,
+        line: Result<u64, String>,
+    },
+    /// A scan's progress.
+    ScanProgress {
+        generation: u64,
+        done: u64,
+        total: u64,
+    },
+    /// A scan's result.
+    Scanned {
+        generation: u64,
+        epoch: u64,
+        found: Result<scan::Found, String>,
+    },
+    /// The followed file changed.
+    Followed(Result<(FollowEvent, Option<Arc<Index>>), String>),
+}
+
+/// The tests' way to watch work in progress: `LIDX_VIEW_TEST_SLOW=MS`
+/// makes the build sleep MS per 128 KiB read and the scans 8 × MS per
+/// 1 MiB piece, so that a progress report and a cancel can be seen on a
+/// small file.
+pub fn test_slowness() -> Option<Duration> {
+    static SLOW: std::sync::OnceLock<Option<Duration>> = std::sync::OnceLock::new();
+    *SLOW.get_or_init(|| {
+        std::env::var("LIDX_VIEW_TEST_SLOW")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .map(Duration::from_millis)
+    })
+}
+
+pub fn run(a: ViewArgs) -> lidx::Result<Status> {
+    if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
+        return Err(lidx::Error::InvalidArgument(format!(
+            "{}: view needs a terminal (to print lines: lidx lines FILE 1:)",
+            a.file.display()
+        )));
+    }
+    if !lidx::io::is_url(&a.file) {
+        // A missing or unreadable file is said before the screen changes.
+        std::fs::File::open(&a.file).map_err(|e| lidx::Error::io("open", &a.file, e))?;
+    }
+    app::run(a)
+}
