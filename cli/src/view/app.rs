@@ -1033,6 +1033,8 @@ impl App {
                     }
                 } else if t == "$" {
                     self.exec(Op::Bottom);
+                } else if let Some(at) = t.strip_prefix('@') {
+                    self.time_of(at.trim());
                 } else if !t.is_empty() {
                     match t.replace(',', "").parse::<u64>() {
                         Ok(n) => self.exec(Op::Goto(n.saturating_sub(1), true)),
@@ -1294,6 +1296,27 @@ impl App {
         self.locate_token += 1;
         self.locating = true;
         self.store.locate(&index, offset, self.locate_token);
+    }
+
+    /// `:@T`: to the first line at or after time T, found through the
+    /// time index by the reader thread (a time index is built by `lidx
+    /// index --time`, not here: that reads the whole file).
+    fn time_of(&mut self, at: &str) {
+        let Some(index) = self.index.clone() else {
+            self.message = Some("the index is not ready yet".into());
+            return;
+        };
+        if !index.has_time_index() {
+            self.message = Some(format!(
+                "no time index: build one with `lidx index --time {}`",
+                self.file.display()
+            ));
+            return;
+        }
+        self.locate_token += 1;
+        self.locating = true;
+        self.store
+            .locate_time(&index, at.to_string(), self.locate_token);
     }
 
     fn follow(&mut self) {

@@ -116,6 +116,9 @@ enum Job {
     Block { n: u64, prefetch: bool },
     /// The line holding byte `offset` (clamped to the last line).
     Locate { offset: u64, token: u64 },
+    /// The first line at or after time `at` (`:@T`), through the time
+    /// index.
+    LocateTime { at: String, token: u64 },
 }
 
 struct Request {
@@ -202,6 +205,17 @@ impl Store {
             epoch: self.epoch,
             index: Arc::clone(index),
             job: Job::Locate { offset, token },
+        });
+    }
+
+    /// Looks up the first line at or after time `at` (a time expression,
+    /// `lidx lines --since`'s grammar) off the UI thread: a `Located`
+    /// message answers.
+    pub fn locate_time(&mut self, index: &Arc<Index>, at: String, token: u64) {
+        let _ = self.tx.send(Request {
+            epoch: self.epoch,
+            index: Arc::clone(index),
+            job: Job::LocateTime { at, token },
         });
     }
 
@@ -297,6 +311,24 @@ fn reader(rx: Receiver<Request>, reply: Sender<Msg>) {
                 } else {
                     i.line_at(offset).map_err(|e| e.to_string())
                 };
+                Msg::Located {
+                    epoch: r.epoch,
+                    token,
+                    line,
+                }
+            }
+            Job::LocateTime { at, token } => {
+                let i = &r.index;
+                let line = crate::time::instant(i, &at)
+                    .and_then(|t| i.line_at_time(t))
+                    .map_err(|e| e.to_string())
+                    .and_then(|l| {
+                        if l < i.line_count() {
+                            Ok(l)
+                        } else {
+                            Err(format!("no line at or after {}", at.trim()))
+                        }
+                    });
                 Msg::Located {
                     epoch: r.epoch,
                     token,

@@ -874,3 +874,88 @@ fn index_shows_a_progress_bar_on_a_terminal() {
         assert!(s.iter().any(|l| l.contains("built:")), "{}", s.join("\n"));
     }
 }
+
+/// `:@T` goes to the first line at or after time T through the time
+/// index (the oracle: the generator's times); without a time index it
+/// says how to build one.
+#[test]
+fn view_goes_to_a_time() {
+    if !tools() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("timed.log");
+    let mut text = Vec::new();
+    // 3000 lines 7 seconds apart from 2026-11-30T10:00:00Z; every 10th
+    // line a continuation without a stamp.
+    for i in 0..3000u64 {
+        if i % 10 == 9 {
+            text.extend_from_slice(format!("    at worker {i}\n").as_bytes());
+        } else {
+            let s = 36_000 + 7 * i;
+            text.extend_from_slice(
+                format!(
+                    "2026-11-30T{:02}:{:02}:{:02}Z INFO event {i}\n",
+                    s / 3600,
+                    s / 60 % 60,
+                    s % 60
+                )
+                .as_bytes(),
+            );
+        }
+    }
+    std::fs::write(&f, &text).unwrap();
+    let o = crate::run::lidx_with(
+        ["index", "-q", "--time", "--tz", "UTC", f.to_str().unwrap()],
+        crate::run::Rules::SILENT_ERROR,
+    );
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let Some(p) = Pane::start(dir.path(), "timed.log") else {
+        return;
+    };
+    let r = ROWS as u64;
+    p.expect(
+        "first screen",
+        &numbered(&sed(&f, 1, r), 4, ROWS),
+        "lines 1-",
+    );
+    // 12:00:00 is 7200 s in: line i = 1028 is at 7196 s, 1029 has no
+    // stamp (it has 1028's time), 1030 (7210 s) is the first at or after
+    // (1-based 1031).
+    p.text(":@2026-11-30 12:00");
+    p.keys(&["Enter"]);
+    p.expect(
+        ":@12:00",
+        &numbered(&sed(&f, 1031, 1030 + r), 4, ROWS),
+        "lines 1031-",
+    );
+    // 13:30+01:00 is 12:30Z, 9000 s in: line 1286 (9002 s), 1-based 1287.
+    p.text(":@2026-11-30T13:30:00+01:00");
+    p.keys(&["Enter"]);
+    p.expect(
+        ":@ with a zone",
+        &numbered(&sed(&f, 1287, 1286 + r), 4, ROWS),
+        "lines 1287-",
+    );
+    p.keys(&["q"]);
+    quits(&p, 0);
+    // A file without a time index: the viewer says how to build one.
+    let g = dir.path().join("plain.log");
+    std::fs::write(&g, &text).unwrap();
+    let Some(p) = Pane::start(dir.path(), "plain.log") else {
+        return;
+    };
+    p.expect(
+        "first screen",
+        &numbered(&sed(&g, 1, r), 4, ROWS),
+        "lines 1-",
+    );
+    p.text(":@12:00");
+    p.keys(&["Enter"]);
+    p.wait("no time index", |s| {
+        s.iter()
+            .any(|l| l.contains("no time index: build one with"))
+    });
+    p.keys(&["q"]);
+    quits(&p, 0);
+}
