@@ -1818,16 +1818,21 @@ fn class(e: &Error) -> Class {
     }
 }
 
-/// Opens a sidecar with a time index over `source` and asks time queries
-/// that read every page of it (vector V7, §10.8): the first line at or
-/// after instants, and time ranges as line ranges.
-fn open_and_time(source: &[u8], sidecar: Vec<u8>) -> (Result<(), Error>, Result<Vec<u64>, Error>) {
-    let index = match Index::from_parts(
+/// An index of `source` over `sidecar`, both in memory (a 1 MiB cache).
+fn open_parts(source: &[u8], sidecar: Vec<u8>) -> Result<Index, Error> {
+    Index::from_parts(
         Box::new(MemSource::new(source.to_vec())),
         Box::new(MemSource::new(sidecar)),
         (0, 0),
         1 << 20,
-    ) {
+    )
+}
+
+/// Opens a sidecar with a time index over `source` and asks time queries
+/// that read every page of it (vector V7, §10.8): the first line at or
+/// after instants, and time ranges as line ranges.
+fn open_and_time(source: &[u8], sidecar: Vec<u8>) -> (Result<(), Error>, Result<Vec<u64>, Error>) {
+    let index = match open_parts(source, sidecar) {
         Ok(i) => i,
         Err(e) => return (Err(e), Ok(Vec::new())),
     };
@@ -1874,12 +1879,7 @@ fn vector_v7_answers_as_the_spec_says() {
 
 /// Opens a sidecar over `source` and runs lookups that reach every page.
 fn open_and_query(source: &[u8], sidecar: Vec<u8>) -> (Result<(), Error>, Result<Vec<u64>, Error>) {
-    let index = match Index::from_parts(
-        Box::new(MemSource::new(source.to_vec())),
-        Box::new(MemSource::new(sidecar)),
-        (0, 0),
-        1 << 20,
-    ) {
+    let index = match open_parts(source, sidecar) {
         Ok(i) => i,
         Err(e) => return (Err(e), Ok(Vec::new())),
     };
@@ -1901,12 +1901,7 @@ fn open_and_query(source: &[u8], sidecar: Vec<u8>) -> (Result<(), Error>, Result
 /// Opens a gzip sidecar over `source` and reads all of its text: the line
 /// of every offset, the start of every line, and the text in one read.
 fn open_and_read(source: &[u8], sidecar: Vec<u8>) -> (Result<(), Error>, Result<Vec<u64>, Error>) {
-    let index = match Index::from_parts(
-        Box::new(MemSource::new(source.to_vec())),
-        Box::new(MemSource::new(sidecar)),
-        (0, 0),
-        1 << 20,
-    ) {
+    let index = match open_parts(source, sidecar) {
         Ok(i) => i,
         Err(e) => return (Err(e), Ok(Vec::new())),
     };

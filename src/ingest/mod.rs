@@ -154,18 +154,7 @@ fn scan_range(
     let mut at = from;
     let mut last = None;
     while at < end {
-        let want = buf.len().min((end - at) as usize);
-        let n = src.read_full_at(&mut buf[..want], at)?;
-        if n == 0 {
-            return Err(Error::io(
-                "read",
-                src.path(),
-                std::io::Error::new(
-                    std::io::ErrorKind::UnexpectedEof,
-                    "file shrank while being indexed",
-                ),
-            ));
-        }
+        let n = read_more(src, &mut buf, at, end)?;
         scanner.feed(&buf[..n], at, &mut |cp| tree.push(cp, sink))?;
         last = Some(buf[n - 1]);
         at += n as u64;
@@ -177,6 +166,24 @@ fn scan_range(
     }
     scanner.finish(&mut |cp| tree.push(cp, sink))?;
     Ok(last)
+}
+
+/// Reads the next bytes of `src` at `at` (before `end`) into `buf`; at
+/// least one, or the file shrank while it was being indexed.
+fn read_more(src: &dyn ReadAt, buf: &mut [u8], at: u64, end: u64) -> Result<usize> {
+    let want = buf.len().min((end - at) as usize);
+    let n = src.read_full_at(&mut buf[..want], at)?;
+    if n == 0 {
+        return Err(Error::io(
+            "read",
+            src.path(),
+            std::io::Error::new(
+                std::io::ErrorKind::UnexpectedEof,
+                "file shrank while being indexed",
+            ),
+        ));
+    }
+    Ok(n)
 }
 
 /// [`scan_range`] with a time pass: the stamps are read on a second
@@ -228,18 +235,7 @@ fn scan_range_timed(
                 let Ok(mut buf) = free_rx.recv() else {
                     return Ok(());
                 };
-                let want = buf.len().min((end - at) as usize);
-                let n = src.read_full_at(&mut buf[..want], at)?;
-                if n == 0 {
-                    return Err(Error::io(
-                        "read",
-                        src.path(),
-                        std::io::Error::new(
-                            std::io::ErrorKind::UnexpectedEof,
-                            "file shrank while being indexed",
-                        ),
-                    ));
-                }
+                let n = read_more(src, &mut buf, at, end)?;
                 let mut bounds = Vec::new();
                 scanner.feed(&buf[..n], at, &mut |cp| {
                     bounds.push(cp.offset);
