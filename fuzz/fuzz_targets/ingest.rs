@@ -35,6 +35,7 @@ fuzz_target!(|data: &[u8]| {
         span: 1 + data[1] as u64 % 100,
         // Plain mode indexes the bytes as they are, even `1F 8B ...`.
         plain: !gzip,
+        time: None,
     };
     let index = Index::build_in_memory(Box::new(MemSource::new(source)), &opts).expect("build");
     let lines: Vec<&[u8]> = src.split_inclusive(|&b| b == b'\n').collect();
