@@ -34,6 +34,7 @@ exceptions, whose messages are the command line's (see
 every read, build and search releases the GIL.
 """
 
+from . import _errors
 from ._errors import (
     CancelledError,
     Error,
@@ -57,17 +58,6 @@ __all__ = [
     "Matches",
     "Follower",
     "open",
-    "Error",
-    "FileError",
-    "NotFoundError",
-    "PermissionDeniedError",
-    "RemoteError",
-    "SidecarError",
-    "NoSidecarError",
-    "StaleError",
-    "SourceError",
-    "OutOfRangeError",
-    "InvalidArgumentError",
-    "CancelledError",
+    *_errors.__all__,
     "__version__",
 ]

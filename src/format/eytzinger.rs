@@ -76,19 +76,22 @@ pub fn successor(n: usize, e: usize) -> Option<usize> {
     }
 }
 
+/// Nodes in the subtree of logical node `k` (1-based) of an implicit
+/// tree of `n` nodes, counted level by level.
+fn subtree_size(n: usize, k: usize) -> usize {
+    let (mut lo, mut hi, mut s) = (k, k, 0);
+    while lo <= n {
+        s += hi.min(n) - lo + 1;
+        lo *= 2;
+        hi = 2 * hi + 1;
+    }
+    s
+}
+
 /// Sorted rank of the key at stored index `e`, for `n` keys: the inverse
 /// of [`permutation`], in O(log² n) without a table.
 pub fn rank(n: usize, e: usize) -> usize {
-    // Nodes in the subtree of logical node `k`, level by level.
-    let size = |k: usize| {
-        let (mut lo, mut hi, mut s) = (k, k, 0);
-        while lo <= n {
-            s += hi.min(n) - lo + 1;
-            lo *= 2;
-            hi = 2 * hi + 1;
-        }
-        s
-    };
+    let size = |k| subtree_size(n, k);
     let mut k = e + 1;
     let mut r = size(2 * k);
     while k > 1 {
@@ -106,15 +109,7 @@ pub fn rank(n: usize, e: usize) -> usize {
 /// the inverse of [`rank`].
 pub fn stored_index(n: usize, r: usize) -> usize {
     // Walk down the implicit tree comparing ranks: O(log n).
-    let size = |k: usize| {
-        let (mut lo, mut hi, mut s) = (k, k, 0);
-        while lo <= n {
-            s += hi.min(n) - lo + 1;
-            lo *= 2;
-            hi = 2 * hi + 1;
-        }
-        s
-    };
+    let size = |k| subtree_size(n, k);
     let mut k = 1;
     let mut r = r;
     loop {

@@ -248,10 +248,13 @@ impl Index {
         Ok((h.last_leaf - sb.time_page + 1) as u64)
     }
 
-    /// Entry `k` of the time tree: (running maximum, running minimum).
-    fn time_entry(&self, ti: &TimeIndex, k: u64) -> Result<(u64, u64)> {
+    /// Entry `k` (0-based, in order) of the tree whose leaves start at
+    /// page `first_leaf`: its two keys. Head-first leaves are full but the
+    /// last, and contiguous, so the entry's page and
+    /// place follow from `k`. `what` names the entry in the error.
+    fn entry_at(&self, first_leaf: u32, k: u64, what: &str) -> Result<(u64, u64)> {
         let cap = crate::format::leaf_capacity(self.sb.page_size) as u64;
-        let id = ti.header.first_leaf + (k / cap) as u32;
+        let id = first_leaf + (k / cap) as u32;
         let e = self.cache.with_page(id, |p| {
             let v = p.view();
             (v.kind == PageKind::Leaf && (k % cap) < v.len() as u64).then(|| {
@@ -263,33 +266,20 @@ impl Index {
             Error::corrupt(
                 self.sidecar_path(),
                 id as u64,
-                format!("time entry {k} missing"),
+                format!("{what} {k} missing"),
             )
         })
     }
 
-    /// Checkpoint `k` (0-based, in order) of the line tree: head-first
-    /// leaves are full but the last, and contiguous.
+    /// Entry `k` of the time tree: (running maximum, running minimum).
+    fn time_entry(&self, ti: &TimeIndex, k: u64) -> Result<(u64, u64)> {
+        self.entry_at(ti.header.first_leaf, k, "time entry")
+    }
+
+    /// Checkpoint `k` (0-based, in order) of the line tree.
     fn checkpoint_at(&self, k: u64) -> Result<Checkpoint> {
-        let cap = crate::format::leaf_capacity(self.sb.page_size) as u64;
-        let id = self.sb.first_leaf + (k / cap) as u32;
-        let cp = self.cache.with_page(id, |p| {
-            let v = p.view();
-            (v.kind == PageKind::Leaf && (k % cap) < v.len() as u64).then(|| {
-                let e = eytzinger::stored_index(v.len(), (k % cap) as usize);
-                Checkpoint {
-                    line: u64::from_le(v.lines[e]),
-                    offset: u64::from_le(v.offsets[e]),
-                }
-            })
-        })?;
-        cp.ok_or_else(|| {
-            Error::corrupt(
-                self.sidecar_path(),
-                id as u64,
-                format!("checkpoint {k} missing"),
-            )
-        })
+        let (line, offset) = self.entry_at(self.sb.first_leaf, k, "checkpoint")?;
+        Ok(Checkpoint { line, offset })
     }
 
     /// The position of the last time entry whose key in column `C` is at
