@@ -128,6 +128,32 @@ pub struct LinesRead {
 const READ_STEP: usize = 4 << 20;
 
 impl Index {
+    /// Checks that the source's bytes `span`, holding `newlines` newlines
+    /// (and ending without one when `unterminated`), are the `count` lines
+    /// the index promised: a line without its newline only at the end of
+    /// the source. A source edited in place without changing size or
+    /// mtime, or a damaged archive, fails here.
+    fn check_promised(
+        &self,
+        span: &Range<u64>,
+        newlines: u64,
+        unterminated: bool,
+        count: u64,
+    ) -> Result<()> {
+        if newlines + u64::from(unterminated) != count
+            || (unterminated && span.end != self.source_len())
+        {
+            return Err(Error::SourceChanged {
+                path: self.source_path().to_path_buf(),
+                what: format!(
+                    "bytes {}..{} hold {newlines} newlines where the index promised {count} lines",
+                    span.start, span.end
+                ),
+            });
+        }
+        Ok(())
+    }
+
     /// Replaces the contents of `buf` with lines `lines` (clamped to the
     /// line count). Returns the number of lines read.
     pub fn read_lines(&self, lines: Range<u64>, buf: &mut LineBuf) -> Result<usize> {
@@ -197,17 +223,7 @@ impl Index {
         self.source().read_exact_at(dst, span.start)?;
         let newlines = memchr::memchr_iter(b'\n', dst).count() as u64;
         let unterminated = dst.last().is_some_and(|&b| b != b'\n');
-        if newlines + u64::from(unterminated) != count
-            || (unterminated && span.end != self.source_len())
-        {
-            return Err(Error::SourceChanged {
-                path: self.source_path().to_path_buf(),
-                what: format!(
-                    "bytes {}..{} hold {newlines} newlines where the index promised {count} lines",
-                    span.start, span.end
-                ),
-            });
-        }
+        self.check_promised(&span, newlines, unterminated, count)?;
         got.read = true;
         Ok(got)
     }
@@ -385,17 +401,7 @@ impl Index {
             // source edited in place without changing size or mtime, or a
             // damaged archive, is caught here, if only after the output).
             let unterminated = last_byte != Some(b'\n');
-            if newlines + u64::from(unterminated) != count
-                || (unterminated && span.end != self.source_len())
-            {
-                return Err(Error::SourceChanged {
-                    path: self.source_path().to_path_buf(),
-                    what: format!(
-                        "bytes {}..{} hold {newlines} newlines where the index promised {count} lines",
-                        span.start, span.end
-                    ),
-                });
-            }
+            self.check_promised(&span, newlines, unterminated, count)?;
             Ok(())
         })();
         self.give_buffer(buf);
