@@ -182,6 +182,9 @@ pub enum SourceDamage {
     /// Bytes after the last complete member that are neither another
     /// member nor zero padding (zcat ignores them with a warning).
     TrailingGarbage,
+    /// A zstd seekable archive's frame or seek table is damaged, or they
+    /// disagree (spec §13): the archive is refused, not read up to it.
+    Zstd,
 }
 
 /// `n` and the noun, singular or plural: "0 lines", "1 line", "2 lines".
@@ -321,6 +324,16 @@ impl fmt::Display for Error {
                 path.display()
             ),
             Error::CorruptSource {
+                path,
+                offset,
+                what,
+                kind: SourceDamage::Zstd,
+            } => write!(
+                f,
+                "{}: damaged zstd seekable archive near byte {offset}: {what}",
+                path.display()
+            ),
+            Error::CorruptSource {
                 path, offset, what, ..
             } => write!(
                 f,
@@ -340,8 +353,13 @@ impl fmt::Display for Error {
             },
             Error::UnsupportedSource { path, format, why } => write!(
                 f,
-                "{}: {format}: {why} (decompress it first, or index its bytes as they are with `lidx index --plain`)",
-                path.display()
+                "{}: {format}: {why} ({}, or index its bytes as they are with `lidx index --plain`)",
+                path.display(),
+                if format == crate::ingest::sniff::Format::Zstd.name() {
+                    "`lidx pack` makes a seekable archive of the text"
+                } else {
+                    "decompress it first"
+                }
             ),
             Error::NoSidecarForDamage { what, lines: 0 } => write!(
                 f,

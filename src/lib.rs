@@ -30,18 +30,22 @@
 //! - `gzip`: gzip sources — a resumable inflater with access points and
 //!   the uncompressed text as an [`io::ReadAt`], so every query above works
 //!   on `.gz` files unchanged.
+//! - `zstd`: zstd seekable sources — the seek table, one frame decoded
+//!   and checked, the text as an [`io::ReadAt`]; [`pack()`] writes such an
+//!   archive and its sidecar in one pass.
 //!
 //! # The API
 //!
 //! What a program that embeds lidx (a viewer, a tool, the command line in
 //! `cli/`, the C ABI in `capi/`, the Python package in `python/`) uses:
 //! [`Index`] and [`OpenOptions`] (open, build, refresh; every query),
+//! [`pack()`] and [`PackOptions`] (a seekable zstd archive and its sidecar),
 //! [`LineBuf`] (pages of lines without allocation), or
 //! [`Index::read_lines_into`] (into a caller's buffer), [`Follower`] (a
 //! growing file), [`search`] (grep over a line range, pushed to a
 //! [`search::Sink`]), [`io::ReadAt`] (any source: a file, bytes in memory,
 //! a URL), the verdict on a source ([`Verdict`], [`Evidence`]), [`Error`].
-//! The modules `format`, `cache`, `tree`, `ingest` and `gzip` are public
+//! The modules `format`, `cache`, `tree`, `ingest`, `gzip` and `zstd` are public
 //! only for this project's tests, fuzz targets and benchmarks: they are
 //! hidden from the documentation and not part of the API.
 //!
@@ -89,6 +93,8 @@ pub mod search;
 pub mod time;
 #[doc(hidden)]
 pub mod tree;
+#[doc(hidden)]
+pub mod zstd;
 
 #[doc(hidden)]
 pub use error::count_of;
@@ -99,6 +105,7 @@ pub use index::{
     OpenOptions, Opened, SourceStat, TimeInfo, VerifyReport,
 };
 pub use ingest::fingerprint::{Evidence, Memo, Proof, Verdict};
+pub use ingest::pack::{PackOptions, Packed, pack};
 pub use ingest::{BuildOptions, TimeOptions};
 pub use tree::Checkpoint;
 

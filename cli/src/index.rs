@@ -102,7 +102,7 @@ pub fn run(a: IndexArgs) -> lidx::Result<Status> {
         }
         if let Ok(existing) = probe.inspect(&a.file) {
             let g = existing.superblock().gzip;
-            force |= g.ap_count > 0 && g.span as u64 != s;
+            force |= g.ap_count > 0 && !existing.superblock().is_zstd() && g.span as u64 != s;
         }
     }
     oo.force(force);

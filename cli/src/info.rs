@@ -41,7 +41,17 @@ struct InfoJson<'a> {
     /// What "fresh" rests on, or why it is not known yet.
     evidence: String,
     gzip: Option<GzipJson>,
+    /// zstd seekable sources only (absent otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    zstd: Option<ZstdJson>,
     time: Option<TimeJson>,
+}
+
+#[derive(serde::Serialize)]
+struct ZstdJson {
+    compressed_size: u64,
+    frames: u64,
+    largest_frame: u64,
 }
 
 #[derive(serde::Serialize)]
@@ -135,6 +145,13 @@ pub fn run(a: InfoArgs) -> lidx::Result<Status> {
         ),
         None => String::new(),
     };
+    let gz_text = match i.zstd {
+        Some((size, frames, largest)) => format!(
+            "zstd:         seekable; source size is the uncompressed text; {size} bytes compressed, {}, the largest {largest} bytes of text\n",
+            lidx::count_of(frames as u64, "frame", "frames")
+        ),
+        None => gz_text,
+    };
     let time = index.time_info()?.map(TimeJson::new);
     let time_text = time.as_ref().map(TimeJson::line).unwrap_or_default();
     let mut out = super::stdout();
@@ -161,6 +178,11 @@ pub fn run(a: InfoArgs) -> lidx::Result<Status> {
                 compressed_size: size,
                 access_points: aps as u64,
                 span: span.into(),
+            }),
+            zstd: i.zstd.map(|(size, frames, largest)| ZstdJson {
+                compressed_size: size,
+                frames: frames.into(),
+                largest_frame: largest.into(),
             }),
             time,
         };

@@ -14,6 +14,7 @@ mod info;
 mod line_at;
 mod lines;
 mod man;
+mod pack;
 mod progress;
 pub mod range;
 mod time;
@@ -67,6 +68,10 @@ enum Command {
     /// the source and compare every checkpoint).
     #[command(allow_negative_numbers = true)]
     Verify(verify::VerifyArgs),
+    /// Compress FILE into a seekable zstd archive (FILE.zst) whose frames
+    /// start at line checkpoints, and write its sidecar in the same pass.
+    #[command(allow_negative_numbers = true)]
+    Pack(pack::PackArgs),
     /// View FILE in a full-screen pager (keys as in less: g G :N / ? n N
     /// & F m ' q); the sidecar is built in the background if missing.
     View(Box<view::ViewArgs>),
@@ -147,6 +152,7 @@ pub fn run() -> Status {
         Command::Verify(a) => verify::run(a),
         Command::Grep(a) => grep::run(*a),
         Command::View(a) => view::run(*a),
+        Command::Pack(a) => pack::run(a),
         Command::Completions(a) => completions::run(a),
         Command::Man(a) => man::run(a),
     };

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 const DELAY: Duration = Duration::from_millis(400);
 
 /// The bar's layout.
-const TEMPLATE: &str = "lidx: indexing {msg} {wide_bar} {percent:>3}% {bytes}/{total_bytes} {binary_bytes_per_sec} ETA {eta}";
+const TEMPLATE: &str = "lidx: {prefix} {msg} {wide_bar} {percent:>3}% {bytes}/{total_bytes} {binary_bytes_per_sec} ETA {eta}";
 
 /// The tests' way to see the bar on a small file:
 /// `LIDX_TEST_SLOW_BUILD=MS` sleeps MS at each report (one per 128 KiB
@@ -35,6 +35,7 @@ fn test_slowness() -> Option<Duration> {
 #[derive(Debug)]
 pub struct Progress {
     label: String,
+    verb: &'static str,
     enabled: bool,
     start: Instant,
     bar: Option<ProgressBar>,
@@ -43,7 +44,13 @@ pub struct Progress {
 impl Progress {
     /// Shown only when stderr is a terminal and `quiet` is off.
     pub fn new(label: &str, quiet: bool) -> Progress {
+        Progress::doing("indexing", label, quiet)
+    }
+
+    /// A bar that says `verb` ("packing") instead of "indexing".
+    pub fn doing(verb: &'static str, label: &str, quiet: bool) -> Progress {
         Progress {
+            verb,
             label: label.to_string(),
             enabled: !quiet && std::io::stderr().is_terminal(),
             start: Instant::now(),
@@ -70,6 +77,7 @@ impl Progress {
             let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr())
                 .with_style(style)
                 .with_message(self.label.clone())
+                .with_prefix(self.verb)
                 .with_elapsed(self.start.elapsed());
             self.bar = Some(bar);
         }

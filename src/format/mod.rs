@@ -16,6 +16,7 @@ pub mod gzip;
 pub mod node;
 mod superblock;
 pub mod time;
+pub mod zstd;
 
 pub use superblock::{
     FINGERPRINT_BLOCK, Fingerprint, GzipFields, SOURCE_NAME_MAX, Superblock, SuperblockError,
@@ -28,6 +29,9 @@ pub const VERSION_MAJOR: u16 = 1;
 /// Minor format version written by this build, for plain and gzip sources
 /// alike: 2, the head-first layout ([`COMPAT_HEAD_FIRST`]).
 pub const VERSION_MINOR: u16 = 2;
+/// Minor format version of zstd sidecars (§13, new in 1.3): readers of
+/// 1.2 refuse them by their incompatible feature bit ([`INCOMPAT_ZSTD`]).
+pub const VERSION_MINOR_ZSTD: u16 = 3;
 /// Default page size in bytes.
 pub const DEFAULT_PAGE_SIZE: u32 = 4096;
 /// Smallest allowed page size.
@@ -47,10 +51,17 @@ pub const SOURCE_KIND_PLAIN: u8 = 0;
 /// the uncompressed text (format v1.1, spec §11).
 pub const SOURCE_KIND_GZIP: u8 = 1;
 
+/// Source kind 2: the source is a zstd seekable archive; line numbers and
+/// offsets are those of the uncompressed text (format v1.3, spec §13).
+pub const SOURCE_KIND_ZSTD: u8 = 2;
+
 /// Incompatible feature bit 0: gzip source with access points (v1.1).
 pub const INCOMPAT_GZIP: u32 = 1;
+/// Incompatible feature bit 1: zstd seekable source with frame records
+/// (v1.3, spec §13).
+pub const INCOMPAT_ZSTD: u32 = 2;
 /// Incompatible feature bits understood by this build.
-pub const INCOMPAT_KNOWN: u32 = INCOMPAT_GZIP;
+pub const INCOMPAT_KNOWN: u32 = INCOMPAT_GZIP | INCOMPAT_ZSTD;
 /// Compatible feature bit 0, *HEAD_FIRST* (v1.2, spec ): the
 /// superblock and every internal node lie in pages `0..head_pages`, root
 /// first, and the leaves follow them, contiguous and in key order. A reader
@@ -80,6 +91,8 @@ pub enum PageKind {
     Blob = 4,
     /// The time index's header (spec §12).
     TimeHeader = 5,
+    /// zstd: a page of frame records (spec §13).
+    Frames = 6,
 }
 
 /// The 16-byte header of every node page.

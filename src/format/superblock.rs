@@ -24,7 +24,9 @@ pub struct Fingerprint {
 }
 
 /// Superblock fields of gzip sidecars (bytes 224..252; zero for plain
-/// sources). Spec §11.
+/// sources). Spec §11. A zstd sidecar (§13) uses the same bytes: the text
+/// length, the longest frame's text as `span`, the frame records as the
+/// access points, no blob pages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct GzipFields {
     /// Length of the uncompressed text.
@@ -56,7 +58,8 @@ pub struct Superblock {
     pub compat_features: u32,
     /// Key kind ([`KEY_KIND_LINE_OFFSET`]).
     pub key_kind: u8,
-    /// Source kind ([`SOURCE_KIND_PLAIN`] or [`SOURCE_KIND_GZIP`]).
+    /// Source kind ([`SOURCE_KIND_PLAIN`], [`SOURCE_KIND_GZIP`] or
+    /// [`SOURCE_KIND_ZSTD`]).
     pub source_kind: u8,
     /// Number of lines in the indexed prefix.
     pub line_count: u64,
@@ -90,7 +93,7 @@ pub struct Superblock {
     pub fingerprint: Fingerprint,
     /// Basename of the source at ingest (at most [`SOURCE_NAME_MAX`] bytes).
     pub source_name: Vec<u8>,
-    /// gzip sources only (zero otherwise).
+    /// gzip and zstd sources only (zero otherwise).
     pub gzip: GzipFields,
 }
 
@@ -154,12 +157,33 @@ impl Superblock {
     }
 
     /// Length of the indexed text: the source size for plain sources, the
-    /// uncompressed length for gzip sources.
+    /// uncompressed length for gzip and zstd sources.
     pub fn text_len(&self) -> u64 {
-        if self.source_kind == SOURCE_KIND_GZIP {
+        if self.compressed() {
             self.gzip.text_len
         } else {
             self.fingerprint.size
+        }
+    }
+
+    /// True for a compressed source (gzip or zstd), whose text is read
+    /// through access points stored after the node pages.
+    pub fn compressed(&self) -> bool {
+        self.source_kind == SOURCE_KIND_GZIP || self.source_kind == SOURCE_KIND_ZSTD
+    }
+
+    /// True for a zstd seekable source (§13).
+    pub fn is_zstd(&self) -> bool {
+        self.source_kind == SOURCE_KIND_ZSTD
+    }
+
+    /// Where the node pages (line tree, time tree) end: at the first
+    /// access-point page of a compressed source, else at the end.
+    pub fn nodes_end(&self) -> u32 {
+        if self.compressed() {
+            self.gzip.ap_first_page
+        } else {
+            self.page_count
         }
     }
 
@@ -275,13 +299,35 @@ impl Superblock {
             return bad(format!("unknown key kind {}", self.key_kind));
         }
         let gzip = self.source_kind == SOURCE_KIND_GZIP;
-        if self.source_kind != SOURCE_KIND_PLAIN && !gzip {
+        let zstd = self.source_kind == SOURCE_KIND_ZSTD;
+        if self.source_kind != SOURCE_KIND_PLAIN && !gzip && !zstd {
             return bad(format!("unknown source kind {}", self.source_kind));
         }
         if gzip != (self.incompat_features & INCOMPAT_GZIP != 0) {
             return bad("gzip source kind and feature bit disagree".into());
         }
-        if gzip {
+        if zstd != (self.incompat_features & INCOMPAT_ZSTD != 0) {
+            return bad("zstd source kind and feature bit disagree".into());
+        }
+        if zstd {
+            //
+            let g = &self.gzip;
+            let per = super::zstd::records_per_page(self.page_size) as u64;
+            if (g.ap_count == 0 && g.text_len != 0)
+                || g.span == 0
+                || g.blob_pages != 0
+                || g.ap_pages as u64 != (g.ap_count as u64).div_ceil(per)
+            {
+                return bad("frame record counts are inconsistent".into());
+            }
+            let end = g.ap_first_page as u64 + g.ap_pages as u64;
+            if g.ap_first_page < 2 || end != self.page_count as u64 {
+                return bad("frame record pages do not end the file".into());
+            }
+            if self.last_leaf >= g.ap_first_page || self.root_page >= g.ap_first_page {
+                return bad("tree pages overlap the frame record pages".into());
+            }
+        } else if gzip {
             let g = &self.gzip;
             let per = super::gzip::records_per_page(self.page_size) as u64;
             if g.ap_count == 0
@@ -345,11 +391,7 @@ impl Superblock {
         if self.time_page != 0 {
             // §12: the time index lies after the line tree's last
             // leaf and before the access-point pages (or the end).
-            let end = if gzip {
-                self.gzip.ap_first_page
-            } else {
-                self.page_count
-            };
+            let end = self.nodes_end();
             if self.time_page <= self.last_leaf || self.time_page >= end {
                 return bad(format!(
                     "time header page {} is not between the last leaf and the end of the node pages",
@@ -381,10 +423,8 @@ impl Superblock {
         };
         let tree_end = if self.time_page != 0 {
             self.time_page
-        } else if self.source_kind == SOURCE_KIND_GZIP {
-            self.gzip.ap_first_page
         } else {
-            self.page_count
+            self.nodes_end()
         };
         if self.root_page != 1 {
             return bad("the root is not page 1");

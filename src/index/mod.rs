@@ -20,6 +20,7 @@ mod open;
 mod remote;
 mod time;
 mod verify;
+pub(crate) mod zstd;
 
 pub use follow::{FollowEvent, Follower};
 pub use lines::{LineBuf, LinesRead};
@@ -123,6 +124,9 @@ pub struct Info {
     /// Size of the source file as indexed, on disk: the archive for a gzip
     /// source (its `source_size`, R-91), else the indexed text.
     pub file_size: u64,
+    /// zstd seekable sources (spec §13): (archive size, frames, the
+    /// largest frame's text in bytes); `None` for other sources.
+    pub zstd: Option<(u64, u32, u32)>,
 }
 
 impl Info {
@@ -264,9 +268,17 @@ impl Index {
                 }
             }
         };
-        // A gzip source is read through its access points: from here on,
-        // `source` is the uncompressed text.
-        let source: Box<dyn ReadAt> = if gz {
+        // A gzip source is read through its access points, a zstd one
+        // through its frames: from here on, `source` is the uncompressed
+        // text.
+        let source: Box<dyn ReadAt> = if sb.is_zstd() {
+            Box::new(zstd::text(
+                source,
+                std::sync::Arc::clone(&sidecar),
+                &sb,
+                cache_bytes,
+            ))
+        } else if gz {
             Box::new(gzip::text(
                 source,
                 std::sync::Arc::clone(&sidecar),
@@ -281,11 +293,7 @@ impl Index {
             (gz && stat.remote).then(|| gzip::ApHints::new(std::sync::Arc::clone(&sidecar), &sb));
         // The node pages (line tree, time tree) end where a gzip sidecar's
         // access points begin.
-        let nodes_end = if gz {
-            sb.gzip.ap_first_page
-        } else {
-            sb.page_count
-        };
+        let nodes_end = sb.nodes_end();
         let cache = PageCache::new(
             Box::new(std::sync::Arc::clone(&sidecar)),
             sb.page_size,
@@ -483,6 +491,11 @@ impl Index {
                 self.sb.gzip.span,
             )),
             file_size: self.sb.fingerprint.size,
+            zstd: self.sb.is_zstd().then_some((
+                self.sb.fingerprint.size,
+                self.sb.gzip.ap_count,
+                self.sb.gzip.span,
+            )),
         }
     }
 

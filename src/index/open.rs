@@ -285,6 +285,11 @@ impl OpenOptions {
 
     fn open_damaged(&self, source: &Path, damage: Error) -> Result<Opened> {
         let (src, info, _) = open_source(source)?;
+        if crate::zstd::is_seekable(&src)? {
+            // A damaged zstd archive: its frames are checked one by one,
+            // and a damaged one is an error (spec §13), not a prefix.
+            return Err(damage);
+        }
         let mut pages = vec![0u8; self.build.page_size as usize];
         let (sb, found) = match ingest::gzip::build_tolerant(
             &src,
@@ -494,7 +499,7 @@ impl OpenOptions {
             match sniff::sniff(src)? {
                 Sniffed::Compressed(f) => return Err(unsupported(source, f)),
                 Sniffed::Plain(w) => w.map(|w| format!("{}: {w}", source.display())),
-                Sniffed::Gzip => None,
+                Sniffed::Gzip | Sniffed::ZstdSeekable => None,
             }
         };
         let dest = self.writable(path, source, in_cache_dir, |dest| {

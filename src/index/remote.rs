@@ -437,7 +437,7 @@ fn build(
         match sniff::sniff(src)? {
             Sniffed::Compressed(f) => return Err(unsupported(url, f)),
             Sniffed::Plain(w) => w.map(|w| format!("{}: {w}", url.display())),
-            Sniffed::Gzip => None,
+            Sniffed::Gzip | Sniffed::ZstdSeekable => None,
         }
     };
     let info = source_info(src);

@@ -68,11 +68,7 @@ impl Index {
         let mut page = vec![0u8; sb.page_size as usize];
         crate::cache::read_checked(&*self.sidecar_file, at, &mut page)?;
         let header = TimeHeader::decode(&page, at).map_err(corrupt)?;
-        let end = if sb.source_kind == crate::format::SOURCE_KIND_GZIP {
-            sb.gzip.ap_first_page
-        } else {
-            sb.page_count
-        };
+        let end = sb.nodes_end();
         let cap = crate::format::leaf_capacity(sb.page_size) as u64;
         let h = &header;
         let shape_ok = h.entries == sb.checkpoint_count
@@ -135,11 +131,7 @@ impl Index {
         let ti = self.time_index()?;
         let h = &ti.header;
         let sb = &self.sb;
-        let end = if sb.source_kind == crate::format::SOURCE_KIND_GZIP {
-            sb.gzip.ap_first_page
-        } else {
-            sb.page_count
-        };
+        let end = sb.nodes_end();
         let corrupt = |id: u32, what: String| Error::corrupt(self.sidecar_path(), id as u64, what);
         if h.last_leaf + 1 != end {
             return Err(corrupt(

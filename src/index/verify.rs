@@ -36,11 +36,7 @@ pub(super) fn verify(index: &Index, full: bool) -> Result<VerifyReport> {
     let mut levels = vec![0u8; sb.page_count as usize];
     let mut pages_checked = 0u64;
     let gzip = sb.source_kind == crate::format::SOURCE_KIND_GZIP;
-    let tree_end = if gzip {
-        sb.gzip.ap_first_page
-    } else {
-        sb.page_count
-    };
+    let tree_end = sb.nodes_end();
     // The line tree's pages; a time index follows them (spec §12).
     let line_end = if sb.has_time_index() {
         sb.time_page
@@ -193,6 +189,11 @@ pub(super) fn verify(index: &Index, full: bool) -> Result<VerifyReport> {
             prev = Some(ap.uncomp);
         }
         pages_checked += (sb.gzip.ap_pages + sb.gzip.blob_pages) as u64;
+    }
+    // 2c. zstd: every frame record, in order, tiling the text.
+    if sb.is_zstd() {
+        super::zstd::SidecarFrames::new(index.sidecar_file(), sb).check_all()?;
+        pages_checked += sb.gzip.ap_pages as u64;
     }
     let _ = pages_checked;
 

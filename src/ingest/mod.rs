@@ -16,11 +16,13 @@
 pub mod build;
 pub mod fingerprint;
 pub mod gzip;
+pub mod pack;
 pub mod scan;
 pub mod sniff;
 mod spill;
 pub(crate) mod time;
 pub mod writer;
+pub mod zstd;
 
 use crate::cache::PageCache;
 use crate::error::{Error, Result};
@@ -91,7 +93,7 @@ impl BuildOptions {
             } else {
                 gzip::DEFAULT_SPAN
             },
-            plain: sb.source_kind != format::SOURCE_KIND_GZIP,
+            plain: !sb.compressed(),
             ..BuildOptions::default()
         }
     }
@@ -438,6 +440,9 @@ pub fn build(
     opts.validate()?;
     if !opts.plain && is_gzip(src)? {
         return gzip::build(src, info, opts, sink, progress);
+    }
+    if !opts.plain && crate::zstd::is_seekable(src)? {
+        return zstd::build(src, info, opts, sink, progress);
     }
     let first = Checkpoint { line: 0, offset: 0 };
     let mut tree = TreeBuilder::new(opts.page_size);

@@ -31,6 +31,9 @@ const TRIAL_MIN_INPUT: usize = 4096;
 pub enum Sniffed {
     /// The gzip magic `1F 8B`.
     Gzip,
+    /// A zstd seekable archive: zstd data that ends with a seek table
+    /// indexed as its text.
+    ZstdSeekable,
     /// Another compression or archive format.
     Compressed(Format),
     /// Plain bytes; with a warning when they do not look like text.
@@ -88,6 +91,9 @@ impl Format {
     pub fn why(self) -> &'static str {
         match self {
             Format::Zlib => "not gzip",
+            Format::Zstd => {
+                "no seek table at its end: a single zstd stream (or a seekable archive cut short), which cannot be read from the middle"
+            }
             Format::Zip | Format::SevenZip => "an archive of files, not a text",
             _ => "not supported yet",
         }
@@ -99,7 +105,11 @@ pub fn sniff(src: &dyn ReadAt) -> Result<Sniffed> {
     let mut sample = vec![0u8; SAMPLE_LEN.min(src.len() as usize)];
     let n = src.read_full_at(&mut sample, 0)?;
     sample.truncate(n);
-    Ok(classify(&sample, (n as u64) < src.len()))
+    let s = classify(&sample, (n as u64) < src.len());
+    if s == Sniffed::Compressed(Format::Zstd) && crate::zstd::is_seekable(src)? {
+        return Ok(Sniffed::ZstdSeekable);
+    }
+    Ok(s)
 }
 
 /// Classifies the first bytes of a source; `more` is true when the source

@@ -1,0 +1,403 @@
+//! `lidx pack`: compresses a file into a zstd seekable archive (spec §13)
+//! and writes the archive's sidecar in the same pass.
+//!
+//! One thread reads the file and scans its lines (the checkpoints go to the
+//! sidecar's tree as in any build) and cuts the text into frames: a frame
+//! ends at the first checkpoint at or after `frame` bytes from its start,
+//! so every frame starts at a line start that is a checkpoint, and a goto
+//! decodes one frame. Worker threads compress frames in parallel (zstd,
+//! with the frame content checksum); one writer thread puts them in order
+//! into the archive, then the seek table (with checksums). A line longer
+//! than [`HARD_CUT`] (or the frame size, if larger) is the one exception:
+//! its frame is cut inside it. Both files are written under temporary
+//! names, fsynced and renamed, the archive first: a crash leaves the old
+//! files, or a new archive whose sidecar is rebuilt on first use.
+//!
+//! The result equals what indexing the archive afterwards gives (the same
+//! checkpoints, frame records and superblock), and `zstd -d` restores the
+//! file byte for byte.
+
+use super::build::TreeBuilder;
+use super::scan::Scanner;
+use super::writer::AtomicFile;
+use super::{BuildOptions, fingerprint};
+use crate::error::{Error, Result};
+use crate::format::zstd::{Entry, FrameRecord, SeekTable};
+use crate::io::{FileSource, ReadAt};
+use crate::tree::Checkpoint;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+
+/// Default text bytes per frame (chosen by measurement, see the README:
+/// within 5% of `zstd -T0` at the same level on logs).
+pub const DEFAULT_FRAME: u64 = 1 << 20;
+/// Default zstd level.
+pub const DEFAULT_LEVEL: i32 = 3;
+/// A frame is cut inside a line only past this many bytes.
+pub const HARD_CUT: u64 = 64 << 20;
+/// The largest `--frame` accepted.
+pub const MAX_FRAME: u64 = 256 << 20;
+
+/// How [`pack`] compresses.
+#[derive(Debug, Clone)]
+pub struct PackOptions {
+    /// zstd level (1..=22, or negative for the fast levels).
+    pub level: i32,
+    /// Target text bytes per frame (frames end at the first checkpoint
+    /// past it).
+    pub frame: u64,
+    /// Compression threads (0: one per core).
+    pub threads: usize,
+    /// Replace an existing output file.
+    pub force: bool,
+    /// The sidecar's build parameters (spacing, page size).
+    pub build: BuildOptions,
+}
+
+impl Default for PackOptions {
+    fn default() -> Self {
+        PackOptions {
+            level: DEFAULT_LEVEL,
+            frame: DEFAULT_FRAME,
+            threads: 0,
+            force: false,
+            build: BuildOptions::default(),
+        }
+    }
+}
+
+/// What [`pack`] wrote.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Packed {
+    /// The archive.
+    pub archive: PathBuf,
+    /// Its sidecar.
+    pub sidecar: PathBuf,
+    /// Bytes of text read.
+    pub text_len: u64,
+    /// Bytes of the archive.
+    pub archive_len: u64,
+    /// Frames written.
+    pub frames: u64,
+    /// Lines.
+    pub lines: u64,
+}
+
+/// A file being written under a temporary name next to `dest`, renamed
+/// into place by [`TempFile::commit`] and removed if dropped before.
+struct TempFile {
+    tmp: PathBuf,
+    dest: PathBuf,
+    done: bool,
+}
+
+impl TempFile {
+    fn create(dest: &Path) -> Result<(TempFile, std::fs::File)> {
+        use std::os::unix::ffi::OsStrExt;
+        let name = dest.file_name().map(|n| n.as_bytes()).unwrap_or_default();
+        let mut t = b".".to_vec();
+        t.extend_from_slice(&name[..name.len().min(200)]);
+        t.extend_from_slice(format!(".tmp-{}-pack", std::process::id()).as_bytes());
+        let tmp = super::writer::parent_dir(dest)
+            .join(<std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(&t));
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&tmp)
+            .map_err(|e| Error::io("create", &tmp, e))?;
+        Ok((
+            TempFile {
+                tmp,
+                dest: dest.to_path_buf(),
+                done: false,
+            },
+            file,
+        ))
+    }
+
+    fn commit(mut self) -> Result<()> {
+        std::fs::rename(&self.tmp, &self.dest).map_err(|e| Error::io("rename", &self.dest, e))?;
+        self.done = true;
+        if let Ok(d) = std::fs::File::open(super::writer::parent_dir(&self.dest)) {
+            let _ = d.sync_all();
+        }
+        Ok(())
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        if !self.done {
+            let _ = std::fs::remove_file(&self.tmp);
+        }
+    }
+}
+
+/// A compressed frame on its way to the writer.
+struct Compressed {
+    i: usize,
+    text_len: u32,
+    crc: u32,
+    bytes: Result<Vec<u8>>,
+}
+
+/// Compresses `input` into the seekable archive `output` and writes its
+/// sidecar (at the default place beside it) in the same pass (see the
+/// module doc). `progress(done, total)` gets bytes read; false cancels.
+pub fn pack(
+    input: &Path,
+    output: &Path,
+    opts: &PackOptions,
+    progress: &mut dyn FnMut(u64, u64) -> bool,
+) -> Result<Packed> {
+    opts.build.validate()?;
+    if opts.frame == 0 || opts.frame > MAX_FRAME {
+        return Err(Error::InvalidArgument(format!(
+            "frame size must be in 1..={MAX_FRAME} bytes"
+        )));
+    }
+    let (lo, hi) = (zstd::zstd_safe::min_c_level(), zstd::zstd_safe::max_c_level());
+    if opts.level < lo || opts.level > hi || opts.level == 0 {
+        return Err(Error::InvalidArgument(format!(
+            "zstd level must be in {lo}..=-1 or 1..={hi}"
+        )));
+    }
+    if output.exists() && !opts.force {
+        return Err(Error::InvalidArgument(format!(
+            "{}: already exists (--force replaces it)",
+            output.display()
+        )));
+    }
+    let src = FileSource::open(input)?;
+    let size = src.len();
+    let threads = if opts.threads == 0 {
+        super::zstd::threads()
+    } else {
+        opts.threads
+    };
+    let sidecar_path = crate::locate::default_sidecar(output);
+    let (archive_tmp, file) = TempFile::create(output)?;
+    let mut sidecar = AtomicFile::create(&sidecar_path, opts.build.page_size)?;
+    let tmp_path = archive_tmp.tmp.clone();
+
+    let (job_tx, job_rx) = mpsc::sync_channel::<(usize, Vec<u8>)>(threads * 2);
+    // Shared by the workers only: when they are all gone (the writer
+    // failed), sending a job fails instead of waiting.
+    let job_rx = std::sync::Arc::new(std::sync::Mutex::new(job_rx));
+    let (done_tx, done_rx) = mpsc::sync_channel::<Compressed>(threads * 2);
+    let level = opts.level;
+
+    let (scan, written) = std::thread::scope(|s| {
+        for _ in 0..threads {
+            let done_tx = done_tx.clone();
+            let job_rx = std::sync::Arc::clone(&job_rx);
+            s.spawn(move || {
+                let mut c = match zstd::bulk::Compressor::new(level).and_then(|mut c| {
+                    c.set_parameter(zstd::zstd_safe::CParameter::ChecksumFlag(true))?;
+                    Ok(c)
+                }) {
+                    Ok(c) => Some(c),
+                    Err(e) => {
+                        let _ = done_tx.send(Compressed {
+                            i: usize::MAX,
+                            text_len: 0,
+                            crc: 0,
+                            bytes: Err(Error::InvalidArgument(format!("zstd encoder: {e}"))),
+                        });
+                        None
+                    }
+                };
+                while let Some(c) = c.as_mut() {
+                    let job = job_rx.lock().map(|r| r.recv());
+                    let Ok(Ok((i, text))) = job else { return };
+                    let bytes = c
+                        .compress(&text)
+                        .map_err(|e| Error::InvalidArgument(format!("zstd compression: {e}")));
+                    let msg = Compressed {
+                        i,
+                        text_len: text.len() as u32,
+                        crc: crc32fast::hash(&text),
+                        bytes,
+                    };
+                    if done_tx.send(msg).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+        drop(done_tx);
+        drop(job_rx);
+        let writer = s.spawn(move || write_frames(file, &tmp_path, done_rx));
+        let scan = scan_and_cut(&src, opts, &mut sidecar, job_tx, progress);
+        let written = writer.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+        (scan, written)
+    });
+    // A writer's error first: the scan only saw that the frames stopped.
+    let (records, archive_len) = written?;
+    let (tree, lines) = scan?;
+
+    // The archive is complete: fsync, then its fingerprint and the sidecar.
+    let archive = FileSource::open(&archive_tmp.tmp)?;
+    archive
+        .file()
+        .sync_all()
+        .map_err(|e| Error::io("fsync", &archive_tmp.tmp, e))?;
+    let meta = archive
+        .file()
+        .metadata()
+        .map_err(|e| Error::io("stat", &archive_tmp.tmp, e))?;
+    let fp = fingerprint::compute(&archive, archive.len(), fingerprint::mtime(&meta))?;
+    let name = output
+        .file_name()
+        .map(|n| std::os::unix::ffi::OsStrExt::as_bytes(n).to_vec())
+        .unwrap_or_default();
+    let mut sb = super::finish(tree, &mut sidecar, &opts.build, lines, fp, &name)?;
+    super::zstd::write_records(&mut sb, &records, size, &mut sidecar)?;
+    archive_tmp.commit()?;
+    sidecar.commit(&sb.encode())?;
+    Ok(Packed {
+        archive: output.to_path_buf(),
+        sidecar: sidecar_path,
+        text_len: size,
+        archive_len,
+        frames: records.len() as u64,
+        lines,
+    })
+}
+
+/// Reads and scans `src`, pushing checkpoints into a tree in `sidecar`,
+/// and sends frames (cut at checkpoints) to `jobs`. Returns the tree and
+/// the line count.
+fn scan_and_cut(
+    src: &FileSource,
+    opts: &PackOptions,
+    sidecar: &mut AtomicFile,
+    jobs: mpsc::SyncSender<(usize, Vec<u8>)>,
+    progress: &mut dyn FnMut(u64, u64) -> bool,
+) -> Result<(TreeBuilder, u64)> {
+    let size = src.len();
+    let first = Checkpoint { line: 0, offset: 0 };
+    let mut tree = TreeBuilder::new(opts.build.page_size);
+    tree.push(first, sidecar)?;
+    let mut scanner = Scanner::resume(first, opts.build.spacing, size);
+    let hard = HARD_CUT.max(opts.frame);
+    let mut buf = vec![0u8; super::BUFFER_SIZE];
+    let mut frame = Vec::new();
+    let mut frame_start = 0u64;
+    let mut n_frames = 0usize;
+    let mut cuts = Vec::new();
+    let mut at = 0u64;
+    let mut last = None;
+    let stopped = |path: &Path| {
+        Error::InvalidArgument(format!(
+            "{}: compression stopped (see the error before)",
+            path.display()
+        ))
+    };
+    let send = |text: Vec<u8>, n: &mut usize| -> Result<()> {
+        jobs.send((*n, text)).map_err(|_| stopped(src.path()))?;
+        *n += 1;
+        Ok(())
+    };
+    while at < size {
+        let want = buf.len().min((size - at) as usize);
+        let n = src.read_full_at(&mut buf[..want], at)?;
+        if n == 0 {
+            return Err(Error::SourceChanged {
+                path: src.path().to_path_buf(),
+                what: format!("it ends at byte {at}, not at {size}: it shrank while packed"),
+            });
+        }
+        let chunk = &buf[..n];
+        let target = frame_start + opts.frame;
+        scanner.feed(chunk, at, &mut |cp| {
+            if cp.offset >= target && cuts.last().is_none_or(|&c| cp.offset >= c + opts.frame) {
+                cuts.push(cp.offset);
+            }
+            tree.push(cp, sidecar)
+        })?;
+        frame.extend_from_slice(chunk);
+        for c in cuts.drain(..) {
+            let k = (c - frame_start) as usize;
+            let rest = frame.split_off(k);
+            send(std::mem::replace(&mut frame, rest), &mut n_frames)?;
+            frame_start = c;
+        }
+        while frame.len() as u64 >= hard {
+            let rest = frame.split_off(hard as usize);
+            send(std::mem::replace(&mut frame, rest), &mut n_frames)?;
+            frame_start += hard;
+        }
+        last = chunk.last().copied();
+        at += n as u64;
+        if !progress(at, size) {
+            return Err(Error::Cancelled {
+                path: src.path().to_path_buf(),
+            });
+        }
+    }
+    scanner.finish(&mut |cp| tree.push(cp, sidecar))?;
+    if !frame.is_empty() || n_frames == 0 {
+        send(frame, &mut n_frames)?;
+    }
+    let lines = scanner.newlines() + u64::from(size > 0 && last != Some(b'\n'));
+    Ok((tree, lines))
+}
+
+/// Writes compressed frames from `done` in order into `file`, then the
+/// seek table; returns the frame records and the archive's length.
+fn write_frames(
+    file: std::fs::File,
+    path: &Path,
+    done: mpsc::Receiver<Compressed>,
+) -> Result<(Vec<FrameRecord>, u64)> {
+    let io = |e| Error::io("write", path, e);
+    let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
+    let mut waiting = std::collections::BTreeMap::new();
+    let mut records: Vec<FrameRecord> = Vec::new();
+    let mut table = SeekTable::default();
+    let (mut comp, mut uncomp) = (0u64, 0u64);
+    for c in done {
+        if c.i == usize::MAX {
+            return Err(c.bytes.err().expect("an encoder error"));
+        }
+        waiting.insert(c.i, c);
+        while let Some(c) = waiting.remove(&records.len()) {
+            let bytes = c.bytes?;
+            out.write_all(&bytes).map_err(io)?;
+            // The frame's content checksum (its last 4 bytes) is the seek
+            // table's checksum: both are XXH64's low 32 bits.
+            let xxh = u32::from_le_bytes(bytes[bytes.len() - 4..].try_into().expect("4 bytes"));
+            table.entries.push(Entry {
+                comp: bytes.len() as u32,
+                text: c.text_len,
+                xxh: Some(xxh),
+            });
+            records.push(FrameRecord {
+                uncomp,
+                comp,
+                comp_len: bytes.len() as u32,
+                text_len: c.text_len,
+                text_crc: c.crc,
+                xxh,
+                flags: crate::format::zstd::FRAME_HAS_XXH
+                    | crate::format::zstd::FRAME_CONTENT_CHECKSUM,
+            });
+            comp += bytes.len() as u64;
+            uncomp += c.text_len as u64;
+        }
+    }
+    if !waiting.is_empty() {
+        return Err(Error::InvalidArgument(format!(
+            "{}: a compressed frame went missing",
+            path.display()
+        )));
+    }
+    let t = table.encode();
+    out.write_all(&t).map_err(io)?;
+    out.flush().map_err(io)?;
+    Ok((records, comp + t.len() as u64))
+}

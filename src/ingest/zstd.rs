@@ -1,0 +1,286 @@
+//! Ingest of a zstd seekable source (spec §13): the seek table gives every
+//! frame's place; worker threads decode and check frames in parallel, a
+//! few ahead of the line scan, which takes their text strictly in order and
+//! counts lines into the checkpoint tree (at uncompressed offsets). One
+//! frame record per frame follows the tree pages; no window is stored.
+//!
+//! Memory: the tree builder's, plus at most [`AHEAD`] × threads decoded
+//! frames in flight, plus 40 bytes per frame.
+
+use super::build::{PageSink, TreeBuilder};
+use super::scan::Scanner;
+use super::{BuildOptions, SourceInfo, fingerprint};
+use crate::error::{Error, Result};
+use crate::format::zstd::{self as fmt, FrameRecord};
+use crate::format::{self, GzipFields, PageKind, Superblock};
+use crate::io::ReadAt;
+use crate::tree::Checkpoint;
+use crate::zstd::{Decoder, Frame};
+use parking_lot::{Condvar, Mutex};
+use std::collections::BTreeMap;
+
+/// Frames decoded ahead of the scan, per worker thread.
+pub const AHEAD: usize = 2;
+
+/// One decoded frame: its text, whether it carries a content checksum,
+/// and the CRC-32 of its text.
+pub(crate) struct Decoded {
+    pub(crate) text: Vec<u8>,
+    pub(crate) content_checksum: bool,
+    pub(crate) crc: u32,
+}
+
+struct Shared {
+    /// Decoded frames waiting for the scan, by frame number.
+    done: BTreeMap<usize, Result<Decoded>>,
+    /// The next frame a worker takes.
+    next: usize,
+    /// The next frame the scan takes.
+    wanted: usize,
+    /// The scan failed or finished: workers stop.
+    stop: bool,
+    /// Text buffers the scan is done with.
+    free: Vec<Vec<u8>>,
+    /// A worker could not start.
+    failed: Option<Error>,
+}
+
+/// Decodes `frames` of `src` on `threads` worker threads and passes each
+/// one's text to `each`, in order, on the calling thread.
+pub(crate) fn decode_in_order(
+    src: &dyn ReadAt,
+    frames: &[Frame],
+    threads: usize,
+    each: &mut dyn FnMut(usize, &Decoded) -> Result<()>,
+) -> Result<()> {
+    let threads = threads.clamp(1, frames.len().max(1));
+    let window = threads * AHEAD;
+    let state = Mutex::new(Shared {
+        done: BTreeMap::new(),
+        next: 0,
+        wanted: 0,
+        stop: false,
+        free: Vec::new(),
+        failed: None,
+    });
+    let (ready, room) = (Condvar::new(), Condvar::new());
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| {
+                let mut dec = match Decoder::new() {
+                    Ok(d) => Some(d),
+                    Err(e) => {
+                        let mut st = state.lock();
+                        st.failed = Some(e);
+                        ready.notify_all();
+                        None
+                    }
+                };
+                let mut comp = Vec::new();
+                while let Some(d) = dec.as_mut() {
+                    let (i, mut text) = {
+                        let mut st = state.lock();
+                        while !st.stop && st.next < frames.len() && st.next >= st.wanted + window {
+                            room.wait(&mut st);
+                        }
+                        if st.stop || st.next >= frames.len() {
+                            return;
+                        }
+                        st.next += 1;
+                        (st.next - 1, st.free.pop().unwrap_or_default())
+                    };
+                    let r = d
+                        .frame(src, i, &frames[i], &mut comp, &mut text)
+                        .map(|content_checksum| Decoded {
+                            crc: crc32fast::hash(&text),
+                            text,
+                            content_checksum,
+                        });
+                    let mut st = state.lock();
+                    st.done.insert(i, r);
+                    ready.notify_all();
+                }
+            });
+        }
+        let mut result = Ok(());
+        for i in 0..frames.len() {
+            let got = {
+                let mut st = state.lock();
+                loop {
+                    if let Some(r) = st.done.remove(&i) {
+                        break r;
+                    }
+                    if let Some(e) = st.failed.take() {
+                        break Err(e);
+                    }
+                    ready.wait(&mut st);
+                }
+            };
+            let r = got.and_then(|d| {
+                let r = each(i, &d);
+                let mut st = state.lock();
+                st.free.push(d.text);
+                st.wanted = i + 1;
+                room.notify_all();
+                r
+            });
+            if let Err(e) = r {
+                result = Err(e);
+                break;
+            }
+        }
+        let mut st = state.lock();
+        st.stop = true;
+        room.notify_all();
+        drop(st);
+        result
+    })
+}
+
+/// Worker threads for decoding and compressing: every core.
+pub(crate) fn threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// Builds the sidecar of zstd seekable source `src` (see the module doc).
+pub fn build(
+    src: &dyn ReadAt,
+    info: &SourceInfo,
+    opts: &BuildOptions,
+    sink: &mut impl PageSink,
+    progress: &mut dyn FnMut(u64) -> bool,
+) -> Result<Superblock> {
+    opts.validate()?;
+    let frames = crate::zstd::seek_table(src)?;
+    let text_len = frames.last().map_or(0, |f| f.uncomp + f.text_len as u64);
+    let first = Checkpoint { line: 0, offset: 0 };
+    let mut tree = TreeBuilder::new(opts.page_size);
+    tree.push(first, sink)?;
+    let head = if opts.time.is_some() {
+        text_head(src, &frames)?
+    } else {
+        Vec::new()
+    };
+    let mut time = match super::time_start(opts, None, &head, src, info)? {
+        Some(t) => Some(super::time::TimeThread::spawn(super::TimeBuilder::new(t))),
+        None => None,
+    };
+    let mut scanner = Scanner::resume(first, opts.spacing, text_len);
+    let mut records = Vec::with_capacity(frames.len());
+    let mut last_byte = None;
+    let mut next_progress = 0u64;
+    decode_in_order(src, &frames, threads(), &mut |i, d| {
+        let f = &frames[i];
+        scanner.feed(&d.text, f.uncomp, &mut |cp| {
+            if let Some(t) = time.as_mut() {
+                t.boundary(cp.offset);
+            }
+            tree.push(cp, sink)
+        })?;
+        if let Some(t) = time.as_mut() {
+            t.feed(&d.text, f.uncomp)?;
+        }
+        if let Some(&b) = d.text.last() {
+            last_byte = Some(b);
+        }
+        records.push(record(f, d));
+        let at = f.comp + f.comp_len as u64;
+        if at >= next_progress {
+            if !progress(at) {
+                return Err(Error::Cancelled {
+                    path: src.path().to_path_buf(),
+                });
+            }
+            next_progress = at + (4 << 20);
+        }
+        Ok(())
+    })?;
+    scanner.finish(&mut |cp| {
+        if let Some(t) = time.as_mut() {
+            t.boundary(cp.offset);
+        }
+        tree.push(cp, sink)
+    })?;
+    let lines = scanner.newlines() + u64::from(text_len > 0 && last_byte != Some(b'\n'));
+    let _ = progress(src.len());
+    let fp = fingerprint::compute(src, src.len(), info.mtime)?;
+    let mut sb = super::finish(tree, sink, opts, lines, fp, &info.name)?;
+    if let Some(t) = time {
+        let mut old = std::iter::empty();
+        super::add_time(&mut sb, t.finish()?, &mut old, text_len, sink)?;
+    }
+    write_records(&mut sb, &records, text_len, sink)?;
+    Ok(sb)
+}
+
+/// The sidecar record of frame `f`, decoded as `d`.
+pub(crate) fn record(f: &Frame, d: &Decoded) -> FrameRecord {
+    let mut flags = 0;
+    if f.xxh.is_some() {
+        flags |= fmt::FRAME_HAS_XXH;
+    }
+    if d.content_checksum {
+        flags |= fmt::FRAME_CONTENT_CHECKSUM;
+    }
+    FrameRecord {
+        uncomp: f.uncomp,
+        comp: f.comp,
+        comp_len: f.comp_len,
+        text_len: f.text_len,
+        text_crc: d.crc,
+        xxh: f.xxh.unwrap_or(0),
+        flags,
+    }
+}
+
+/// Writes the frame-record pages after the pages of `sb` and makes `sb`
+/// the superblock of a zstd sidecar.
+pub(crate) fn write_records(
+    sb: &mut Superblock,
+    records: &[FrameRecord],
+    text_len: u64,
+    sink: &mut impl PageSink,
+) -> Result<()> {
+    let p = sb.page_size;
+    let mut page = vec![0u8; p as usize];
+    let first = sb.page_count;
+    let mut id = first;
+    for chunk in records.chunks(fmt::records_per_page(p)) {
+        let mut body = vec![0u8; chunk.len() * fmt::FRAME_RECORD_LEN];
+        for (r, b) in chunk.iter().zip(body.chunks_mut(fmt::FRAME_RECORD_LEN)) {
+            r.encode(b);
+        }
+        format::gzip::encode_page(&mut page, PageKind::Frames, id, chunk.len() as u16, &body);
+        sink.write_page(id, &page)?;
+        id += 1;
+    }
+    sb.version_minor = format::VERSION_MINOR_ZSTD;
+    sb.incompat_features |= format::INCOMPAT_ZSTD;
+    sb.source_kind = format::SOURCE_KIND_ZSTD;
+    sb.page_count = id;
+    sb.gzip = GzipFields {
+        text_len,
+        span: records.iter().map(|r| r.text_len).max().unwrap_or(0).max(1),
+        ap_count: records.len() as u32,
+        ap_first_page: first,
+        ap_pages: id - first,
+        blob_pages: 0,
+    };
+    Ok(())
+}
+
+/// The first [`super::DETECT_BYTES`] of the text (for the time format).
+fn text_head(src: &dyn ReadAt, frames: &[Frame]) -> Result<Vec<u8>> {
+    let mut head = Vec::new();
+    let mut dec = Decoder::new()?;
+    let (mut comp, mut text) = (Vec::new(), Vec::new());
+    for (i, f) in frames.iter().enumerate() {
+        if head.len() >= super::DETECT_BYTES {
+            break;
+        }
+        dec.frame(src, i, f, &mut comp, &mut text)?;
+        let n = text.len().min(super::DETECT_BYTES - head.len());
+        head.extend_from_slice(&text[..n]);
+    }
+    Ok(head)
+}
