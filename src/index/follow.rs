@@ -33,6 +33,9 @@ pub struct Follower {
     done_offset: u64,
     /// (device, inode) of the file being followed.
     identity: (u64, u64),
+    /// For a compressed source (whose text offsets are not file offsets):
+    /// the file's length at the last lines reported.
+    compressed_len: Option<u64>,
 }
 
 fn identity(path: &Path) -> Result<((u64, u64), u64)> {
@@ -52,6 +55,7 @@ impl Follower {
             next_line: from,
             done_offset: 0,
             identity,
+            compressed_len: None,
         })
     }
 
@@ -94,6 +98,8 @@ impl Follower {
     fn advance(&mut self, index: &Index, complete: u64) -> Result<()> {
         self.next_line = complete;
         self.done_offset = index.lines_span(0..complete)?.end;
+        let sb = index.superblock();
+        self.compressed_len = sb.compressed().then_some(sb.fingerprint.size);
         Ok(())
     }
 
@@ -107,13 +113,18 @@ impl Follower {
             }
             Err(e) => return Err(e),
         };
-        if id != self.identity || len < self.done_offset {
+        let (shrunk, same) = match self.compressed_len {
+            Some(was) => (len < was, len == was),
+            None => (len < self.done_offset, len == self.done_offset),
+        };
+        if id != self.identity || shrunk {
             self.identity = id;
             self.next_line = 0;
             self.done_offset = 0;
+            self.compressed_len = None;
             return Ok(Checked::Event(FollowEvent::Restarted));
         }
-        if len == self.done_offset && self.done_offset > 0 {
+        if same && self.done_offset > 0 {
             return Ok(Checked::Event(FollowEvent::Idle));
         }
         let opened = self.opts.open(&self.path)?;
@@ -121,6 +132,7 @@ impl Follower {
             // Rewritten between two polls (truncated and regrown).
             self.next_line = 0;
             self.done_offset = 0;
+            self.compressed_len = None;
             return Ok(Checked::Event(FollowEvent::Restarted));
         }
         let index: Index = opened.index;

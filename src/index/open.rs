@@ -411,7 +411,15 @@ impl OpenOptions {
                         let dest = self.writable(&path, source, in_cache_dir, |dest| {
                             write_sidecar(dest, sb.page_size, |sink| {
                                 let mut report = |d| progress(d, src.len());
-                                if gzip {
+                                if sb.is_zstd() {
+                                    // Frames appended (another seekable
+                                    // archive after the old one, §13):
+                                    // the old one's frames are decoded
+                                    // again, in parallel, with the new.
+                                    let mut opts = ingest::BuildOptions::of(&sb);
+                                    opts.time = index.time_options()?;
+                                    ingest::zstd::build(&src, &info, &opts, sink, &mut report)
+                                } else if gzip {
                                     let aps =
                                         super::gzip::SidecarAps::new(index.sidecar_file(), &sb);
                                     ingest::gzip::extend(
