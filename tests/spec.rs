@@ -20,13 +20,18 @@
 //!   gzip superblock rules, the gzip vectors (whose source bytes flate2
 //!   must reproduce), the access-point rule, the windows, the span CRCs
 //!   (and that a reader refuses a span that does not match), and resuming
-//!   at an access point with a decoder driven only by what §11.4 says.
+//!   at an access point with a decoder driven only by what §11.4 says;
+//! - for zstd seekable sources (§13): the seek table and frame record
+//!   tables, the zstd superblock rules and feature bit, vector V8 (whose
+//!   text an independent decoder, the `zstd` crate, gives), and that
+//!   damage to the archive is an error, never wrong text.
 //!
 //! `cargo test --test spec -- --ignored --nocapture print_vectors` prints
 //! the vectors in the spec's hex notation, for regenerating §10.
 
 use lidx::format::eytzinger;
 use lidx::format::gzip::{self as gzfmt, ApRecord};
+use lidx::format::zstd::{self as zfmt, FrameRecord, SeekTable};
 use lidx::format::node::{self, NodeView};
 use lidx::format::{self, Fingerprint, GzipFields, PageHeader, PageKind, Superblock};
 use lidx::io::MemSource;
@@ -699,7 +704,10 @@ fn superblock_table_matches_encoding() {
     assert_eq!(format::SOURCE_KIND_PLAIN, 0);
     assert_eq!(format::SOURCE_KIND_GZIP, 1);
     assert_eq!(format::INCOMPAT_GZIP, 1 << 0);
-    assert_eq!(format::INCOMPAT_KNOWN, format::INCOMPAT_GZIP);
+    assert_eq!(
+        format::INCOMPAT_KNOWN,
+        format::INCOMPAT_GZIP | format::INCOMPAT_ZSTD
+    );
     let desc = |field: &str| -> String {
         let r = t
             .rows
@@ -1315,7 +1323,7 @@ fn line_holding_a_byte_r32() {
 fn vectors_match_the_code() {
     let s = spec();
     let vs = vectors(&s);
-    for name in ["V1", "V2", "V3", "V4", "V5", "V6", "V7"] {
+    for name in ["V1", "V2", "V3", "V4", "V5", "V6", "V7", "V8"] {
         assert!(
             vs.contains_key(name),
             "spec §10 must hold vector {name}, has {:?}",
@@ -1347,7 +1355,12 @@ fn vectors_match_the_code() {
         // Written as 1.2, head-first, unless legacy.
         let sb = Superblock::decode(&v.sidecar[..256]).expect("vector superblock");
         assert_eq!(sb.head_first(), !v.legacy, "{name}");
-        assert_eq!(sb.version_minor, if v.legacy { 0 } else { 2 }, "{name}");
+        let minor = match (v.legacy, sb.is_zstd()) {
+            (true, _) => 0,
+            (false, true) => 3,
+            (false, false) => 2,
+        };
+        assert_eq!(sb.version_minor, minor, "{name}");
         // A vector is a valid sidecar that the reader opens.
         assert_eq!(
             sb.page_count as usize * sb.page_size as usize,
@@ -1529,6 +1542,44 @@ fn annotations_match_the_vectors() {
                         .map(|(a, b)| (ints(a)[0] as usize, ints(b)[0] as usize))
                         .expect("a range");
                     let text = gunzip(&v.source);
+                    let crc = crc_from_parameters(&text[a..b]).to_le_bytes();
+                    assert_eq!(want, crc, "{}: row {r:?}", t.caption);
+                }
+                continue;
+            }
+            if let Some((rec, sub)) = field
+                .strip_prefix("frames[")
+                .and_then(|f| f.split_once("]."))
+            {
+                // A zstd frame record's field (Tables 29 and 30).
+                assert_eq!(pg[4], PageKind::Frames as u8, "{}", t.caption);
+                let i: i64 = rec.parse().expect("record index");
+                let bt = table(&s, "Frame-record page body");
+                let row = bt.rows.iter().find(|b| strip_ticks(&b[3]) == "records");
+                let base = eval(&row.expect("records row")[0], n, p as i64);
+                let rt = table(&s, "Frame record");
+                let row = rt
+                    .rows
+                    .iter()
+                    .find(|b| strip_ticks(&b[3]) == sub)
+                    .unwrap_or_else(|| panic!("Table 29 has no {sub}"));
+                let o = base + i * zfmt::FRAME_RECORD_LEN as i64 + eval(&row[0], 0, 0);
+                assert_eq!(at as i64, o, "{}: row {r:?}", t.caption);
+                assert_eq!(
+                    Some(want.len() as i64),
+                    type_size(&row[2], 0),
+                    "{}: row {r:?}",
+                    t.caption
+                );
+                if sub == "text_crc" {
+                    let (_, range) = r[vc]
+                        .split_once("CRC of the text ")
+                        .unwrap_or_else(|| panic!("{}: row {r:?}", t.caption));
+                    let (a, b) = range
+                        .split_once("..")
+                        .map(|(a, b)| (ints(a)[0] as usize, ints(b)[0] as usize))
+                        .expect("a range");
+                    let text = unzstd(&v.source);
                     let crc = crc_from_parameters(&text[a..b]).to_le_bytes();
                     assert_eq!(want, crc, "{}: row {r:?}", t.caption);
                 }
@@ -2448,10 +2499,10 @@ fn gzip_superblock_rules() {
         edit(&mut sb.gzip);
         invalid(&format!("plain, gzip field {i}"), &sb);
     }
-    // bit 0 is known, every other bit is refused.
+    // bits 0 and 1 (§13) are known, every other bit is refused.
     let mut sb = good.clone();
-    sb.incompat_features |= 1 << 1;
-    assert_eq!(Superblock::decode(&sb.encode()), Err(E::Features(2)));
+    sb.incompat_features |= 1 << 2;
+    assert_eq!(Superblock::decode(&sb.encode()), Err(E::Features(4)));
 }
 
 #[test]
@@ -3684,4 +3735,284 @@ fn print_vectors() {
             dump(&sidecar)
         );
     }
+}
+
+// ---------------------------------------------------------------------------
+// §13: zstd seekable sources.
+
+/// The text of a zstd archive, by the `zstd` crate's streaming decoder
+/// (which skips the seek table's skippable frame): an oracle independent of
+/// lidx's frame-by-frame reader.
+fn unzstd(archive: &[u8]) -> Vec<u8> {
+    zstd::stream::decode_all(archive).expect("a valid zstd archive")
+}
+
+/// Table 29 and Table 30 (frame records) and Table 28 (the seek table)
+/// against the code's encodings, each field filled with a sentinel.
+#[test]
+fn zstd_tables_match_encoding() {
+    let s = spec();
+    let r = FrameRecord {
+        uncomp: 0x0101_0101_0101_0101,
+        comp: 0x0202_0202_0202_0202,
+        comp_len: 0x0303_0303,
+        text_len: 0x0404_0404,
+        text_crc: 0x0505_0505,
+        xxh: 0x0606_0606,
+        flags: zfmt::FRAME_HAS_XXH | zfmt::FRAME_CONTENT_CHECKSUM,
+    };
+    let mut b = [0u8; zfmt::FRAME_RECORD_LEN];
+    r.encode(&mut b);
+    let t = table(&s, "Frame record");
+    let mut at = 0usize;
+    for row in &t.rows {
+        let off = int(&row[0]).expect("offset") as usize;
+        let size = int(&row[1]).expect("size") as usize;
+        assert_eq!(off, at, "Table 29 row {row:?}: gap or overlap");
+        let want: Vec<u8> = match strip_ticks(&row[3]) {
+            "uncomp" => r.uncomp.to_le_bytes().to_vec(),
+            "comp" => r.comp.to_le_bytes().to_vec(),
+            "comp_len" => r.comp_len.to_le_bytes().to_vec(),
+            "text_len" => r.text_len.to_le_bytes().to_vec(),
+            "text_crc" => r.text_crc.to_le_bytes().to_vec(),
+            "xxh" => r.xxh.to_le_bytes().to_vec(),
+            "flags" => 3u32.to_le_bytes().to_vec(),
+            "reserved" => vec![0; size],
+            f => panic!("Table 29: unknown field {f}"),
+        };
+        assert_eq!(&b[off..off + size], &want[..], "Table 29 row {row:?}");
+        at += size;
+    }
+    assert_eq!(at, zfmt::FRAME_RECORD_LEN);
+    // Reserved bits and bytes are refused.
+    let mut bad = b;
+    bad[32] |= 4;
+    assert_eq!(FrameRecord::decode(&bad), None);
+    let mut bad = b;
+    bad[39] = 1;
+    assert_eq!(FrameRecord::decode(&bad), None);
+    // Table 30: records at 16, 12 per 512-byte page, 102 per 4096 (§13.2).
+    let bt = table(&s, "Frame-record page body");
+    assert_eq!(eval(&bt.rows[0][0], 3, 512), 16);
+    assert_eq!(zfmt::records_per_page(512), 12);
+    assert_eq!(zfmt::records_per_page(4096), 102);
+    assert!(s.contains("For P = 512: 12 records per page; for P = 4096: 102."));
+
+    // Table 28, with and without checksums.
+    for checksums in [true, false] {
+        let w: i64 = if checksums { 12 } else { 8 };
+        let table_bytes = SeekTable {
+            entries: vec![
+                zfmt::Entry {
+                    comp: 0x1111_1111,
+                    text: 0x2222_2222,
+                    xxh: checksums.then_some(0x3333_3333),
+                },
+                zfmt::Entry {
+                    comp: 0x4444_4444,
+                    text: 0x5555_5555,
+                    xxh: checksums.then_some(0x6666_6666),
+                },
+            ],
+        }
+        .encode();
+        let n = 2i64;
+        let t = table(&s, "The seek table");
+        let mut at = 0i64;
+        for row in &t.rows {
+            let expr = |c: &str| c.replace("w·n", &format!("{w}n"));
+            let off = eval(&expr(&row[0]), n, 0);
+            let size = eval(&expr(&row[1]), n, 0);
+            assert_eq!(off, at, "Table 28 row {row:?}");
+            let got = &table_bytes[off as usize..(off + size) as usize];
+            let u32_le = |v: u32| v.to_le_bytes().to_vec();
+            let want: Vec<u8> = match strip_ticks(&row[3]) {
+                "skippable_magic" => u32_le(zfmt::SKIPPABLE_MAGIC),
+                "frame_size" => u32_le((w * n + 9) as u32),
+                "entries" => {
+                    let mut e = Vec::new();
+                    for (c, t, x) in [
+                        (0x1111_1111, 0x2222_2222, 0x3333_3333),
+                        (0x4444_4444, 0x5555_5555, 0x6666_6666),
+                    ] {
+                        e.extend(u32_le(c));
+                        e.extend(u32_le(t));
+                        if checksums {
+                            e.extend(u32_le(x));
+                        }
+                    }
+                    e
+                }
+                "number_of_frames" => u32_le(2),
+                "descriptor" => vec![if checksums { 0x80 } else { 0 }],
+                "seekable_magic" => u32_le(zfmt::SEEKABLE_MAGIC),
+                f => panic!("Table 28: unknown field {f}"),
+            };
+            assert_eq!(got, &want[..], "Table 28 row {row:?} checksums {checksums}");
+            at += size;
+        }
+        assert_eq!(at as usize, table_bytes.len());
+        assert_eq!(&table_bytes[..4], &[0x5e, 0x2a, 0x4d, 0x18]);
+        assert_eq!(&table_bytes[table_bytes.len() - 4..], &[0xb1, 0xea, 0x92, 0x8f]);
+    }
+}
+
+/// for bit 1, R-130, §9: the zstd superblock's rules, and the
+/// feature bit that keeps a 1.2 reader away.
+#[test]
+fn zstd_superblock_rules() {
+    let vs = vectors(&spec());
+    let v8 = &vs["V8"];
+    let sb = Superblock::decode(&v8.sidecar[..256]).unwrap();
+    assert!(sb.is_zstd());
+    assert_eq!(format::INCOMPAT_ZSTD, 2);
+    assert_eq!(format::SOURCE_KIND_ZSTD, 2);
+    assert_eq!(format::VERSION_MINOR_ZSTD, 3);
+    // A reader that knows only bit 0 (1.1, 1.2) finds an unknown bit.
+    assert_ne!(sb.incompat_features & !format::INCOMPAT_GZIP, 0);
+    let corrupt = |f: &dyn Fn(&mut Superblock)| {
+        let mut b = sb.clone();
+        f(&mut b);
+        match Superblock::decode(&b.encode()) {
+            Err(format::SuperblockError::Invalid(_)) => {}
+            other => panic!("expected corrupt, got {other:?}"),
+        }
+    };
+    corrupt(&|b| b.incompat_features = 0);
+    corrupt(&|b| b.incompat_features = format::INCOMPAT_GZIP);
+    corrupt(&|b| b.source_kind = format::SOURCE_KIND_PLAIN);
+    corrupt(&|b| b.source_kind = 3);
+    corrupt(&|b| b.gzip.ap_count = 0);
+    corrupt(&|b| b.gzip.span = 0);
+    corrupt(&|b| b.gzip.ap_pages = 2);
+    corrupt(&|b| {
+        b.gzip.blob_pages = 1;
+        b.page_count += 1;
+    });
+    corrupt(&|b| b.gzip.ap_first_page = 1);
+    corrupt(&|b| b.line_count = b.gzip.text_len + 1);
+    // An empty text may have no frame records.
+    let mut b = sb.clone();
+    b.gzip = GzipFields {
+        text_len: 0,
+        span: 1,
+        ap_count: 0,
+        ap_first_page: 2,
+        ap_pages: 0,
+        blob_pages: 0,
+    };
+    b.page_count = 2;
+    b.line_count = 0;
+    b.checkpoint_count = 1;
+    assert!(Superblock::decode(&b.encode()).is_ok());
+    // An unknown incompatible bit is refused before the fields.
+    let mut b = sb.clone();
+    b.incompat_features |= 4;
+    assert!(matches!(
+        Superblock::decode(&b.encode()),
+        Err(format::SuperblockError::Features(4))
+    ));
+}
+
+/// §13.5: vector V8 is what `zstd -d` (here the `zstd` crate) reads as the
+/// text, its frames are as the annotation says, and the sniffing of R-120
+/// tells it from a plain zstd stream.
+#[test]
+fn vector_v8_is_a_standard_archive() {
+    use lidx::ingest::sniff::{Format, Sniffed, sniff};
+    let vs = vectors(&spec());
+    let v8 = &vs["V8"];
+    assert_eq!(unzstd(&v8.source), b"one\ntwo\nthree\n");
+    let frames = lidx::zstd::seek_table(&MemSource::new(v8.source.clone())).unwrap();
+    let got: Vec<_> = frames
+        .iter()
+        .map(|f| (f.comp, f.comp_len, f.uncomp, f.text_len))
+        .collect();
+    assert_eq!(got, [(0, 21, 0, 8), (21, 19, 8, 6)]);
+    assert_eq!(
+        sniff(&MemSource::new(v8.source.clone())).unwrap(),
+        Sniffed::ZstdSeekable
+    );
+    // The frames alone, without the seek table: a plain zstd stream.
+    let plain = v8.source[..40].to_vec();
+    assert_eq!(unzstd(&plain), b"one\ntwo\nthree\n");
+    assert_eq!(
+        sniff(&MemSource::new(plain)).unwrap(),
+        Sniffed::Compressed(Format::Zstd)
+    );
+    // Two archives one after the other are one source.
+    let mut two = v8.source.clone();
+    two.extend_from_slice(&v8.source);
+    let sidecar = lidx::build_to_vec(&MemSource::new(two.clone()), &v8.opts).unwrap();
+    let index = open_parts(&two, sidecar).unwrap();
+    assert_eq!(index.line_count(), 6);
+    let mut text = vec![0u8; 28];
+    assert_eq!(index.source().read_full_at(&mut text, 0).unwrap(), 28);
+    assert_eq!(text, b"one\ntwo\nthree\none\ntwo\nthree\n");
+    index.verify(true).unwrap();
+}
+
+/// any one bit flipped in vector V8's archive gives
+/// an error or the right text, never other text: from a fresh build (which
+/// refuses the archive, or indexes the same text) and through the intact
+/// sidecar (whose reads fail or give the indexed text).
+#[test]
+fn zstd_damage_is_an_error_never_wrong_text() {
+    let vs = vectors(&spec());
+    let v8 = &vs["V8"];
+    let text = b"one\ntwo\nthree\n";
+    let read_all = |index: &Index| -> Result<Vec<u8>, Error> {
+        let mut t = Vec::new();
+        for line in 0..index.line_count() {
+            let span = index.line_span(line)?;
+            let mut b = vec![0u8; (span.end - span.start) as usize];
+            index.source().read_full_at(&mut b, span.start)?;
+            t.extend(b);
+        }
+        Ok(t)
+    };
+    let (mut built_same, mut refused, mut read_fails) = (0, 0, 0);
+    let mut harmless = Vec::new();
+    for i in 0..v8.source.len() {
+        for bit in 0..8 {
+            let mut src = v8.source.clone();
+            src[i] ^= 1 << bit;
+            match lidx::build_to_vec(&MemSource::new(src.clone()), &v8.opts) {
+                Ok(sidecar) => {
+                    let sb = Superblock::decode(&sidecar[..256]).unwrap();
+                    if sb.is_zstd() {
+                        let index = open_parts(&src, sidecar).unwrap();
+                        assert_eq!(read_all(&index).unwrap(), text, "byte {i} bit {bit}");
+                        built_same += 1;
+                        harmless.push((i, bit));
+                    } else {
+                        // No longer starts with a frame magic or ends with
+                        // the seek table's: the build indexes the bytes as
+                        // plain, which `lidx` refuses for zstd data
+                        // unless --plain.
+                        assert!(i < 4 || i >= v8.source.len() - 4, "byte {i} bit {bit}");
+                    }
+                }
+                Err(Error::CorruptSource { .. }) => refused += 1,
+                Err(e) => panic!("byte {i} bit {bit}: unexpected {e}"),
+            }
+            let index = open_parts(&src, v8.sidecar.clone()).unwrap();
+            match read_all(&index) {
+                Ok(t) => assert_eq!(t, text, "byte {i} bit {bit}"),
+                Err(Error::SourceChanged { .. } | Error::CorruptSource { .. }) => read_fails += 1,
+                Err(e) => panic!("byte {i} bit {bit}: unexpected {e}"),
+            }
+        }
+    }
+    // The only harmless flips: in each frame header's descriptor (bytes 4
+    // and 25), the unused bit 4, and bit 5 (single segment), which turns
+    // the 1-byte content size into a window descriptor of the same length;
+    // in the seek table's descriptor (byte 76), the unused bits 0 and 1.
+    // Each leaves the text as it was.
+    assert_eq!(
+        harmless,
+        [(4usize, 4u32), (4, 5), (25, 4), (25, 5), (76, 0), (76, 1)],
+        "{built_same}"
+    );
+    assert!(refused > 600 && read_fails > 300, "{refused} {read_fails}");
 }
