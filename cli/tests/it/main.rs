@@ -25,6 +25,9 @@
 //!   the model; request counts from the access log.
 //! - [`time`]: the time index against a generator that knows each
 //!   stamp's instant, `awk` windows and lnav's time filter.
+//! - [`zstd`]: zstd seekable sources (`lidx pack`, zeekstd, a hand-built
+//!   archive) against `zstd -dc | sed`, damage, plain `.zst` refused,
+//!   appended archives.
 //! - [`crash`]: `lidx index` killed at random moments leaves the old or a
 //!   complete sidecar.
 //!
@@ -54,3 +57,4 @@ mod sidecar;
 mod threads;
 mod time;
 mod view;
+mod zstd;
