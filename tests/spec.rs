@@ -31,8 +31,8 @@
 
 use lidx::format::eytzinger;
 use lidx::format::gzip::{self as gzfmt, ApRecord};
-use lidx::format::zstd::{self as zfmt, FrameRecord, SeekTable};
 use lidx::format::node::{self, NodeView};
+use lidx::format::zstd::{self as zfmt, FrameRecord, SeekTable};
 use lidx::format::{self, Fingerprint, GzipFields, PageHeader, PageKind, Superblock};
 use lidx::io::MemSource;
 use lidx::{BuildOptions, Error, Index, Verdict};
@@ -3853,7 +3853,10 @@ fn zstd_tables_match_encoding() {
         }
         assert_eq!(at as usize, table_bytes.len());
         assert_eq!(&table_bytes[..4], &[0x5e, 0x2a, 0x4d, 0x18]);
-        assert_eq!(&table_bytes[table_bytes.len() - 4..], &[0xb1, 0xea, 0x92, 0x8f]);
+        assert_eq!(
+            &table_bytes[table_bytes.len() - 4..],
+            &[0xb1, 0xea, 0x92, 0x8f]
+        );
     }
 }
 

@@ -72,7 +72,9 @@ impl Footer {
 
     /// Length of the whole skippable frame (header, entries, footer).
     pub fn table_len(&self) -> u64 {
-        SKIPPABLE_HEADER_LEN as u64 + self.frames as u64 * self.entry_len() as u64 + FOOTER_LEN as u64
+        SKIPPABLE_HEADER_LEN as u64
+            + self.frames as u64 * self.entry_len() as u64
+            + FOOTER_LEN as u64
     }
 }
 
@@ -86,9 +88,7 @@ impl SeekTable {
         }
         let d = b[4];
         if d & DESCRIPTOR_RESERVED != 0 {
-            return Err(format!(
-                "seek table descriptor {d:#04x} sets reserved bits"
-            ));
+            return Err(format!("seek table descriptor {d:#04x} sets reserved bits"));
         }
         Ok(Footer {
             frames: u32::from_le_bytes(b[0..4].try_into().expect("4 bytes")),

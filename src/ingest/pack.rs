@@ -159,7 +159,10 @@ pub fn pack(
             "frame size must be in 1..={MAX_FRAME} bytes"
         )));
     }
-    let (lo, hi) = (zstd::zstd_safe::min_c_level(), zstd::zstd_safe::max_c_level());
+    let (lo, hi) = (
+        zstd::zstd_safe::min_c_level(),
+        zstd::zstd_safe::max_c_level(),
+    );
     if opts.level < lo || opts.level > hi || opts.level == 0 {
         return Err(Error::InvalidArgument(format!(
             "zstd level must be in {lo}..=-1 or 1..={hi}"
@@ -232,7 +235,9 @@ pub fn pack(
         drop(job_rx);
         let writer = s.spawn(move || write_frames(file, &tmp_path, done_rx));
         let scan = scan_and_cut(&src, opts, &mut sidecar, job_tx, progress);
-        let written = writer.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+        let written = writer
+            .join()
+            .unwrap_or_else(|p| std::panic::resume_unwind(p));
         (scan, written)
     });
     // A writer's error first: the scan only saw that the frames stopped.

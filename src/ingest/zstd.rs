@@ -89,13 +89,13 @@ pub(crate) fn decode_in_order(
                         st.next += 1;
                         (st.next - 1, st.free.pop().unwrap_or_default())
                     };
-                    let r = d
-                        .frame(src, i, &frames[i], &mut comp, &mut text)
-                        .map(|content_checksum| Decoded {
-                            crc: crc32fast::hash(&text),
-                            text,
-                            content_checksum,
-                        });
+                    let r =
+                        d.frame(src, i, &frames[i], &mut comp, &mut text)
+                            .map(|content_checksum| Decoded {
+                                crc: crc32fast::hash(&text),
+                                text,
+                                content_checksum,
+                            });
                     let mut st = state.lock();
                     st.done.insert(i, r);
                     ready.notify_all();

@@ -73,12 +73,20 @@ pub fn seek_table(src: &dyn ReadAt) -> Result<Vec<Frame>> {
     let mut parts: Vec<(u64, SeekTable)> = Vec::new();
     while end > 0 {
         if end < fmt::FOOTER_LEN as u64 {
-            return Err(damaged(path, 0, format!("{end} stray bytes before the first seek table")));
+            return Err(damaged(
+                path,
+                0,
+                format!("{end} stray bytes before the first seek table"),
+            ));
         }
         let mut foot = [0u8; fmt::FOOTER_LEN];
         src.read_full_at(&mut foot, end - fmt::FOOTER_LEN as u64)?;
         let f = SeekTable::parse_footer(&foot).map_err(|w| {
-            damaged(path, end - fmt::FOOTER_LEN as u64, format!("seek table ending at byte {end}: {w}"))
+            damaged(
+                path,
+                end - fmt::FOOTER_LEN as u64,
+                format!("seek table ending at byte {end}: {w}"),
+            )
         })?;
         let table_len = f.table_len();
         if table_len > end {
@@ -97,9 +105,7 @@ pub fn seek_table(src: &dyn ReadAt) -> Result<Vec<Frame>> {
             return Err(damaged(
                 path,
                 at,
-                format!(
-                    "the seek table's frames ({comp} bytes) do not fit before it ({at} bytes)"
-                ),
+                format!("the seek table's frames ({comp} bytes) do not fit before it ({at} bytes)"),
             ));
         }
         end = at - comp;
@@ -159,7 +165,13 @@ impl Decoder {
         out: &mut Vec<u8>,
     ) -> Result<bool> {
         let path = src.path();
-        let bad = |what: String| damaged(path, f.comp, format!("frame {i} at byte {}: {what}", f.comp));
+        let bad = |what: String| {
+            damaged(
+                path,
+                f.comp,
+                format!("frame {i} at byte {}: {what}", f.comp),
+            )
+        };
         comp.resize(f.comp_len as usize, 0);
         let n = src.read_full_at(comp, f.comp)?;
         if n != comp.len() {

@@ -96,7 +96,14 @@ fn text(seed: u64, target: usize, long: usize, long_every: u64, ragged: bool) ->
             1 => out.extend(b"\xff\xfe odd \xc3\x28 "),
             _ => {}
         }
-        out.extend(format!("{n:08} 2024-05-{:02} [w{}]", 1 + rng.below(28), rng.below(9)).as_bytes());
+        out.extend(
+            format!(
+                "{n:08} 2024-05-{:02} [w{}]",
+                1 + rng.below(28),
+                rng.below(9)
+            )
+            .as_bytes(),
+        );
         for _ in 0..rng.below(12) {
             out.push(b' ');
             out.extend(WORDS[rng.below(WORDS.len() as u64) as usize].as_bytes());
@@ -234,14 +241,20 @@ fn packed_archive_answers_as_zstd_dc_sed() {
         let o = lidx([os("lines"), os(&out), os(l.to_string())]);
         assert!(o.stdout == m.render(&(l - 1..l), false), "lines {l}");
         if zstd && sed {
-            assert!(o.stdout == zstd_sed(&out, &format!("{l}p")), "lines {l} vs sed");
+            assert!(
+                o.stdout == zstd_sed(&out, &format!("{l}p")),
+                "lines {l} vs sed"
+            );
         }
     }
     for _ in 0..4 {
         let a = 1 + rng.below(n);
         let b = a + rng.below(5000);
         let o = lidx([os("lines"), os(&out), os(format!("{a}:{b}"))]);
-        assert!(o.stdout == m.render(&(a - 1..b.min(n)), false), "lines {a}:{b}");
+        assert!(
+            o.stdout == m.render(&(a - 1..b.min(n)), false),
+            "lines {a}:{b}"
+        );
         if zstd && sed {
             assert!(
                 o.stdout == zstd_sed(&out, &format!("{a},{b}p")),
@@ -294,7 +307,11 @@ fn packed_archive_answers_as_zstd_dc_sed() {
     assert_eq!(j["source_size"], m.len());
     assert_eq!(j["version"], "1.3");
     let o = lidx([os("info"), os(&out)]);
-    assert!(o.stdout_str().contains("zstd:         seekable"), "{}", o.stdout_str());
+    assert!(
+        o.stdout_str().contains("zstd:         seekable"),
+        "{}",
+        o.stdout_str()
+    );
     let o = lidx([os("verify"), os("--full"), os(&out)]);
     assert_eq!(o.code, 0, "verify: {}", o.stderr);
 }
@@ -353,7 +370,13 @@ fn archives_of_other_writers_answer_as_their_text() {
     for (name, bytes) in archives {
         let path = dir.path().join(&name);
         std::fs::write(&path, &bytes).unwrap();
-        let o = lidx([os("index"), os("-q"), os("--spacing"), os("2048"), os(&path)]);
+        let o = lidx([
+            os("index"),
+            os("-q"),
+            os("--spacing"),
+            os("2048"),
+            os(&path),
+        ]);
         assert_eq!(o.code, 0, "{name}: {}", o.stderr);
         let index = lidx::Index::open(&path).unwrap();
         check_index(&index, &m, 2048, Depth::default(), 7, &name);
@@ -369,7 +392,10 @@ fn archives_of_other_writers_answer_as_their_text() {
             let n = m.line_count();
             assert!(o.stdout == m.render(&(a - 1..b.min(n)), false), "{name}");
             if zstd && sed {
-                assert!(o.stdout == zstd_sed(&path, &format!("{a},{b}p")), "{name}: sed");
+                assert!(
+                    o.stdout == zstd_sed(&path, &format!("{a},{b}p")),
+                    "{name}: sed"
+                );
             }
         }
         let o = lidx([os("verify"), os("--full"), os(&path)]);
@@ -396,7 +422,10 @@ fn plain_and_truncated_zst_are_refused_naming_pack() {
             .status()
             .unwrap();
         assert!(o.success());
-        cases.push(("cli.zst", std::fs::read(dir.path().join("cli.zst")).unwrap()));
+        cases.push((
+            "cli.zst",
+            std::fs::read(dir.path().join("cli.zst")).unwrap(),
+        ));
     }
     let packed = dir.path().join("packed.zst");
     pack(&file, &packed, &["--frame", "8192"]);
@@ -458,7 +487,11 @@ fn damaged_frames_are_errors_never_wrong_lines() {
             table_at + 8 + rng.below(16) as usize
         };
         let path = dir.path().join(format!("flip{k}.zst"));
-        pack(&file, &path, &["--frame", "16384", "--level", "-5", "--force"]);
+        pack(
+            &file,
+            &path,
+            &["--frame", "16384", "--level", "-5", "--force"],
+        );
         let mtime = std::fs::metadata(&path).unwrap().modified().unwrap();
         let mut b = std::fs::read(&path).unwrap();
         b[at] ^= 1 << rng.below(8);
@@ -475,7 +508,11 @@ fn damaged_frames_are_errors_never_wrong_lines() {
                 2 => {
                     errors += 1;
                     assert!(want.starts_with(&o.stdout), "{ctx}: a wrong prefix");
-                    assert!(o.stderr.contains(&path.display().to_string()), "{ctx}: {}", o.stderr);
+                    assert!(
+                        o.stderr.contains(&path.display().to_string()),
+                        "{ctx}: {}",
+                        o.stderr
+                    );
                 }
                 c => panic!("{ctx}: exit {c}"),
             }
@@ -498,7 +535,11 @@ fn damaged_frames_are_errors_never_wrong_lines() {
                 assert!(zstd_dc(&path).1 == data, "{ctx}: zstd -dc agrees");
             }
         } else {
-            assert!(o.stderr.contains("damaged zstd seekable archive"), "{ctx}: {}", o.stderr);
+            assert!(
+                o.stderr.contains("damaged zstd seekable archive"),
+                "{ctx}: {}",
+                o.stderr
+            );
         }
     }
     assert!(errors > 10, "flips were found: {errors}");
@@ -511,7 +552,11 @@ fn damaged_frames_are_errors_never_wrong_lines() {
     std::fs::write(&path, &b).unwrap();
     let o = crate::run::lidx_with([os("count"), os(&path)], Rules::SILENT_ERROR);
     assert_eq!(o.code, 2);
-    assert!(o.stderr.contains("damaged zstd seekable archive"), "{}", o.stderr);
+    assert!(
+        o.stderr.contains("damaged zstd seekable archive"),
+        "{}",
+        o.stderr
+    );
 }
 
 /// Another seekable archive appended to an indexed one (`cat b.zst >>
@@ -547,7 +592,10 @@ fn appended_archives_extend_and_follow() {
     // The last line of b has no newline: not complete, not reported yet.
     let nb_complete = Model::new(b.clone()).line_count() - 1;
     assert_eq!(e, lidx::FollowEvent::Lines(nb_complete));
-    assert!(out == b[..b.len() - b"the last line, without a newline".len()], "follower");
+    assert!(
+        out == b[..b.len() - b"the last line, without a newline".len()],
+        "follower"
+    );
     let o = lidx([os("count"), os(&za)]);
     assert_eq!(o.stdout, format!("{}\n", m.line_count()).into_bytes());
     let index = lidx::Index::open(&za).unwrap();
@@ -562,7 +610,11 @@ fn appended_archives_extend_and_follow() {
     drop(file);
     let o = lidx([os("count"), os(&za)]);
     assert_eq!(o.stdout, format!("{}\n", m.line_count()).into_bytes());
-    assert!(o.stderr.contains("extended (the file grew)"), "{}", o.stderr);
+    assert!(
+        o.stderr.contains("extended (the file grew)"),
+        "{}",
+        o.stderr
+    );
 }
 
 /// `lidx pack`'s own errors are one line: a missing file, an existing
