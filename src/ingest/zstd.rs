@@ -213,6 +213,85 @@ pub fn build(
     Ok(sb)
 }
 
+/// Builds the sidecar of `src`, a zstd source that grew since `old` (a
+/// verified sidecar of its prefix, read through `cache`, its frame
+/// records through `records`) was built: another seekable archive was
+/// appended. Copies the old checkpoints and frame records, and
+/// decodes only from the frame holding the last old checkpoint. The
+/// result equals a fresh [`build()`] with the old spacing and page size.
+/// An archive whose first frames are not the old ones is built afresh.
+/// (The caller builds a sidecar with a time index afresh, reading times as
+/// before.)
+pub(crate) fn extend(
+    old: &Superblock,
+    cache: &crate::cache::PageCache,
+    records: &dyn crate::zstd::FrameRecords,
+    src: &dyn ReadAt,
+    info: &SourceInfo,
+    sink: &mut impl PageSink,
+    progress: &mut dyn FnMut(u64) -> bool,
+) -> Result<Superblock> {
+    let opts = BuildOptions::of(old);
+    opts.validate()?;
+    let frames = crate::zstd::seek_table(src)?;
+    let n_old = records.count();
+    let mut kept = Vec::with_capacity(frames.len());
+    for i in 0..n_old {
+        kept.push(records.record(i)?);
+    }
+    let same = frames.len() >= n_old
+        && kept.iter().zip(&frames).all(|(r, f)| {
+            (r.uncomp, r.comp, r.comp_len, r.text_len) == (f.uncomp, f.comp, f.comp_len, f.text_len)
+        });
+    if !same || n_old == 0 {
+        return build(src, info, &opts, sink, progress);
+    }
+    let text_len = frames.last().map_or(0, |f| f.uncomp + f.text_len as u64);
+    let (mut tree, from) = super::copy_checkpoints(old, cache, sink)?;
+    // The frame holding the last old checkpoint (frames without text
+    // share their offset with the next one).
+    let j = frames
+        .iter()
+        .position(|f| from.offset < f.uncomp + f.text_len as u64)
+        .unwrap_or(frames.len());
+    let mut scanner = Scanner::resume(from, opts.spacing, text_len);
+    let mut last_byte = None;
+    let mut next_progress = 0u64;
+    decode_in_order(src, &frames[j..], threads(), &mut |k, d| {
+        let i = j + k;
+        let f = &frames[i];
+        let skip = from.offset.saturating_sub(f.uncomp) as usize;
+        if skip < d.text.len() {
+            scanner.feed(&d.text[skip..], f.uncomp + skip as u64, &mut |cp| {
+                tree.push(cp, sink)
+            })?;
+        }
+        if let Some(&b) = d.text.last() {
+            last_byte = Some(b);
+        }
+        if i >= n_old {
+            kept.push(record(f, d));
+        }
+        let at = f.comp + f.comp_len as u64;
+        if at >= next_progress {
+            if !progress(at) {
+                return Err(Error::Cancelled {
+                    path: src.path().to_path_buf(),
+                });
+            }
+            next_progress = at + (4 << 20);
+        }
+        Ok(())
+    })?;
+    scanner.finish(&mut |cp| tree.push(cp, sink))?;
+    let lines = scanner.newlines() + u64::from(text_len > 0 && last_byte != Some(b'\n'));
+    let _ = progress(src.len());
+    let fp = fingerprint::compute(src, src.len(), info.mtime)?;
+    let mut sb = super::finish(tree, sink, &opts, lines, fp, &info.name)?;
+    write_records(&mut sb, &kept, text_len, sink)?;
+    Ok(sb)
+}
+
 /// The sidecar record of frame `f`, decoded as `d`.
 pub(crate) fn record(f: &Frame, d: &Decoded) -> FrameRecord {
     let mut flags = 0;

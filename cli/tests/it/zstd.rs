@@ -615,6 +615,61 @@ fn appended_archives_extend_and_follow() {
         "{}",
         o.stderr
     );
+    // The extension equals a fresh build, byte for byte (the same file,
+    // the same modification time).
+    let extended = std::fs::read(dir.path().join("app.zst.lidx")).unwrap();
+    let o = lidx([os("index"), os("-q"), os("--force"), os(&za)]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(
+        std::fs::read(dir.path().join("app.zst.lidx")).unwrap() == extended,
+        "an extension differs from a fresh build"
+    );
+}
+
+/// Extension after an appended archive equals a fresh build for every
+/// place of the old archive's last checkpoint: small spacings and frames,
+/// in process.
+#[test]
+fn extension_equals_a_fresh_build() {
+    let dir = tempfile::tempdir().unwrap();
+    for (k, (spacing, frame, ragged)) in [(64u64, 300u64, false), (1000, 5000, true), (7, 50, true)]
+        .into_iter()
+        .enumerate()
+    {
+        let a = text(20 + k as u64, 40_000, 2_000, 13, ragged);
+        let b = text(30 + k as u64, 30_000, 0, 0, true);
+        let (fa, fb) = (dir.path().join("a"), dir.path().join("b"));
+        std::fs::write(&fa, &a).unwrap();
+        std::fs::write(&fb, &b).unwrap();
+        let za = dir.path().join(format!("x{k}.zst"));
+        let zb = dir.path().join(format!("y{k}.zst"));
+        let (s, f) = (spacing.to_string(), frame.to_string());
+        pack(&fa, &za, &["--spacing", &s, "--frame", &f]);
+        pack(&fb, &zb, &["--spacing", &s, "--frame", &f]);
+        let mut file = std::fs::OpenOptions::new().append(true).open(&za).unwrap();
+        file.write_all(&std::fs::read(&zb).unwrap()).unwrap();
+        drop(file);
+        let opened = lidx::OpenOptions::new().open(&za).unwrap();
+        assert_eq!(opened.action, lidx::Action::Extended, "case {k}");
+        let mut both = a.clone();
+        both.extend(&b);
+        check_index(
+            &opened.index,
+            &Model::new(both),
+            spacing,
+            Depth::default(),
+            1,
+            "ext",
+        );
+        let sidecar = dir.path().join(format!("x{k}.zst.lidx"));
+        let extended = std::fs::read(&sidecar).unwrap();
+        lidx::OpenOptions::new()
+            .force(true)
+            .spacing(spacing)
+            .open(&za)
+            .unwrap();
+        assert!(std::fs::read(&sidecar).unwrap() == extended, "case {k}");
+    }
 }
 
 /// `lidx pack`'s own errors are one line: a missing file, an existing
