@@ -12,12 +12,15 @@ use std::sync::Arc;
 /// Frame-record pages [`SidecarFrames`] keeps.
 const RECENT_PAGES: usize = 16;
 
+/// A checked frame-record page: (page id, bytes, record count).
+type CheckedPage = (u32, Arc<Vec<u8>>, usize);
+
 /// The frame records stored in a sidecar, read with `pread` on demand; the
 /// last few checked pages are kept.
 pub struct SidecarFrames {
     file: Arc<dyn ReadAt>,
     sb: Superblock,
-    recent: Mutex<VecDeque<(u32, Arc<Vec<u8>>, usize)>>,
+    recent: Mutex<VecDeque<CheckedPage>>,
 }
 
 impl SidecarFrames {

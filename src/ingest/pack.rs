@@ -367,7 +367,7 @@ fn write_frames(
     let (mut comp, mut uncomp) = (0u64, 0u64);
     for c in done {
         if c.i == usize::MAX {
-            return Err(c.bytes.err().expect("an encoder error"));
+            return Err(c.bytes.expect_err("an encoder error"));
         }
         waiting.insert(c.i, c);
         while let Some(c) = waiting.remove(&records.len()) {

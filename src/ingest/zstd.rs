@@ -161,10 +161,8 @@ pub fn build(
     } else {
         Vec::new()
     };
-    let mut time = match super::time_start(opts, None, &head, src, info)? {
-        Some(t) => Some(super::time::TimeThread::spawn(super::TimeBuilder::new(t))),
-        None => None,
-    };
+    let mut time = super::time_start(opts, None, &head, src, info)?
+        .map(|t| super::time::TimeThread::spawn(super::TimeBuilder::new(t)));
     let mut scanner = Scanner::resume(first, opts.spacing, text_len);
     let mut records = Vec::with_capacity(frames.len());
     let mut last_byte = None;

@@ -249,13 +249,16 @@ impl FrameRecords for Vec<FrameRecord> {
     }
 }
 
+/// Decoded frames, least recently used first, and their total bytes.
+type FrameCache = (VecDeque<(usize, Arc<Vec<u8>>)>, usize);
+
 /// The text of a zstd seekable source, readable at uncompressed offsets.
 pub struct ZstText<F: FrameRecords> {
     src: Box<dyn ReadAt>,
     frames: F,
     len: u64,
     /// Recently decoded frames, least recently used first, and their bytes.
-    cache: Mutex<(VecDeque<(usize, Arc<Vec<u8>>)>, usize)>,
+    cache: Mutex<FrameCache>,
     budget: usize,
 }
 

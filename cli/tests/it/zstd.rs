@@ -79,9 +79,9 @@ fn text(seed: u64, target: usize, long: usize, long_every: u64, ragged: bool) ->
     let mut n = 0u64;
     while out.len() < target {
         n += 1;
-        if long_every > 0 && n % long_every == 0 {
+        if long_every > 0 && n.is_multiple_of(long_every) {
             out.extend(format!("{n:08} LONG").as_bytes());
-            while out.len() % long != 0 {
+            while !out.len().is_multiple_of(long) {
                 out.extend(WORDS[rng.below(WORDS.len() as u64) as usize].as_bytes());
                 out.push(b' ');
             }
