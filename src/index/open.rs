@@ -284,12 +284,18 @@ impl OpenOptions {
     }
 
     fn open_damaged(&self, source: &Path, damage: Error) -> Result<Opened> {
-        let (src, info, _) = open_source(source)?;
-        if crate::zstd::is_seekable(&src)? {
+        if matches!(
+            damage,
+            Error::CorruptSource {
+                kind: crate::SourceDamage::Zstd,
+                ..
+            }
+        ) {
             // A damaged zstd archive: its frames are checked one by one,
             // and a damaged one is an error (spec §13), not a prefix.
             return Err(damage);
         }
+        let (src, info, _) = open_source(source)?;
         let mut pages = vec![0u8; self.build.page_size as usize];
         let (sb, found) = match ingest::gzip::build_tolerant(
             &src,

@@ -467,6 +467,16 @@ fn source_info(src: &RemoteSource) -> SourceInfo {
 /// A damaged gzip object: its complete lines before the damage, indexed in
 /// memory (nothing written), as for a local archive.
 fn open_damaged(oo: &OpenOptions, src: &RemoteSource, damage: Error) -> Result<Opened> {
+    if matches!(
+        damage,
+        Error::CorruptSource {
+            kind: crate::SourceDamage::Zstd,
+            ..
+        }
+    ) {
+        // A damaged zstd archive is refused whole (spec §13).
+        return Err(damage);
+    }
     let info = source_info(src);
     let mut pages = vec![0u8; oo.build.page_size as usize];
     let (sb, found) =
