@@ -361,3 +361,124 @@ fn text_head(src: &dyn ReadAt, frames: &[Frame]) -> Result<Vec<u8>> {
     }
     Ok(head)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::zstd::{Entry, SeekTable};
+    use crate::io::MemSource;
+
+    /// An archive of `pieces`, one frame each (with content checksums),
+    /// and a seek table with checksums.
+    fn archive(pieces: &[Vec<u8>]) -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut table = SeekTable::default();
+        let mut c = zstd::bulk::Compressor::new(1).unwrap();
+        c.set_parameter(zstd::zstd_safe::CParameter::ChecksumFlag(true))
+            .unwrap();
+        for p in pieces {
+            let f = c.compress(p).unwrap();
+            table.entries.push(Entry {
+                comp: f.len() as u32,
+                text: p.len() as u32,
+                xxh: Some(xxhash_rust::xxh64::xxh64(p, 0) as u32),
+            });
+            out.extend(f);
+        }
+        out.extend(table.encode());
+        out
+    }
+
+    fn pieces() -> Vec<Vec<u8>> {
+        (0..40u32)
+            .map(|i| {
+                (0..i * 37)
+                    .flat_map(|k| format!("{i}:{k}\n").into_bytes())
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// Frames come to the scan in order, whatever the threads; a damaged
+    /// frame stops it with that frame's error (no thread left waiting).
+    #[test]
+    fn frames_in_order_and_errors_stop_the_pipeline() {
+        let p = pieces();
+        let a = archive(&p);
+        let src = MemSource::new(a.clone());
+        let frames = crate::zstd::seek_table(&src).unwrap();
+        assert_eq!(frames.len(), p.len());
+        for threads in [1, 2, 3, 8] {
+            let mut seen = Vec::new();
+            decode_in_order(&src, &frames, threads, &mut |i, d| {
+                assert_eq!(d.text, p[i]);
+                assert_eq!(d.crc, crc32fast::hash(&p[i]));
+                assert!(d.content_checksum);
+                seen.push(i);
+                Ok(())
+            })
+            .unwrap();
+            assert_eq!(seen, (0..p.len()).collect::<Vec<_>>(), "{threads} threads");
+        }
+        // Frame 17's last byte (its content checksum) flipped.
+        let f = frames[17];
+        let mut bad = a.clone();
+        bad[(f.comp + f.comp_len as u64 - 1) as usize] ^= 1;
+        let src = MemSource::new(bad);
+        for threads in [1, 3] {
+            let mut n = 0;
+            let e = decode_in_order(&src, &frames, threads, &mut |_, _| {
+                n += 1;
+                Ok(())
+            })
+            .unwrap_err();
+            assert_eq!(n, 17, "frames before the damage");
+            assert!(e.to_string().contains("frame 17"), "{e}");
+        }
+        // The scan's own error stops the workers too.
+        let src = MemSource::new(a);
+        let e = decode_in_order(&src, &frames, 4, &mut |i, _| {
+            if i == 5 {
+                Err(Error::InvalidArgument("stop".into()))
+            } else {
+                Ok(())
+            }
+        })
+        .unwrap_err();
+        assert_eq!(e.to_string(), "stop");
+    }
+
+    /// The built sidecar reads back every byte of the text (frames of
+    /// every size, an empty one first).
+    #[test]
+    fn built_sidecar_reads_the_text() {
+        let p = pieces();
+        let text: Vec<u8> = p.concat();
+        let a = archive(&p);
+        let opts = BuildOptions {
+            spacing: 100,
+            ..Default::default()
+        };
+        let sidecar = crate::build_to_vec(&MemSource::new(a.clone()), &opts).unwrap();
+        let index = crate::Index::from_parts(
+            Box::new(MemSource::new(a)),
+            Box::new(MemSource::new(sidecar)),
+            (0, 0),
+            1 << 16,
+        )
+        .unwrap();
+        assert_eq!(index.source_len(), text.len() as u64);
+        assert_eq!(
+            index.line_count(),
+            text.iter().filter(|&&b| b == b'\n').count() as u64
+        );
+        let mut buf = vec![0u8; 3001];
+        let mut at = 0;
+        while at < text.len() {
+            let n = index.source().read_full_at(&mut buf, at as u64).unwrap();
+            assert_eq!(&buf[..n], &text[at..(at + 3001).min(text.len())]);
+            at += n;
+        }
+        index.verify(true).unwrap();
+    }
+}
