@@ -25,7 +25,7 @@ pub mod writer;
 use crate::cache::PageCache;
 use crate::error::{Error, Result};
 use crate::format::{self, Fingerprint, PageKind, Superblock};
-use crate::io::ReadAt;
+use crate::io::{AlignedBuf, ReadAt};
 use crate::tree::Checkpoint;
 use build::{PageSink, TreeBuilder};
 use scan::Scanner;
@@ -150,7 +150,7 @@ fn scan_range(
     if let Some(t) = time {
         return scan_range_timed(src, from, scanner, tree, t, sink, buffer_size, progress);
     }
-    let mut buf = vec![0u8; buffer_size.min((end - from).max(1) as usize)];
+    let mut buf = AlignedBuf::zeroed(buffer_size.min((end - from).max(1) as usize));
     let mut at = from;
     let mut last = None;
     while at < end {
@@ -205,14 +205,16 @@ fn scan_range_timed(
     use std::sync::mpsc;
     /// A buffer, its bytes in use, their offset, and the checkpoints
     /// found in them.
-    type Filled = (Vec<u8>, usize, u64, Vec<u64>);
+    type Filled = (AlignedBuf, usize, u64, Vec<u64>);
     const BUFFERS: usize = 3;
     let end = src.len();
     let size = buffer_size.min((end - from).max(1) as usize);
     let (full_tx, full_rx) = mpsc::sync_channel::<Filled>(BUFFERS);
-    let (free_tx, free_rx) = mpsc::channel::<Vec<u8>>();
+    let (free_tx, free_rx) = mpsc::channel::<AlignedBuf>();
     for _ in 0..BUFFERS {
-        free_tx.send(vec![0u8; size]).expect("receiver alive");
+        free_tx
+            .send(AlignedBuf::zeroed(size))
+            .expect("receiver alive");
     }
     let mut at = from;
     let mut last = None;
