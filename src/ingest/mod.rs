@@ -16,6 +16,7 @@
 pub mod build;
 pub mod fingerprint;
 pub mod gzip;
+mod parallel;
 pub mod scan;
 pub mod sniff;
 mod spill;
@@ -54,6 +55,10 @@ pub struct BuildOptions {
     pub plain: bool,
     /// Also build a time index (spec §12), reading stamps as this says.
     pub time: Option<TimeOptions>,
+    /// Threads that read and count a plain source's lines: 0 for one per
+    /// core, 1 for the sequential scan. The sidecar is the same for any
+    /// number.
+    pub threads: usize,
 }
 
 /// How a build reads the lines' timestamps for the time index.
@@ -75,6 +80,7 @@ impl Default for BuildOptions {
             span: gzip::DEFAULT_SPAN,
             plain: false,
             time: None,
+            threads: 0,
         }
     }
 }
@@ -143,12 +149,35 @@ fn scan_range(
     tree: &mut TreeBuilder,
     time: Option<&mut TimeBuilder>,
     sink: &mut impl PageSink,
-    buffer_size: usize,
+    opts: &BuildOptions,
     progress: &mut dyn FnMut(u64) -> bool,
 ) -> Result<Option<u8>> {
     let end = src.len();
+    let buffer_size = opts.buffer_size;
     if let Some(t) = time {
         return scan_range_timed(src, from, scanner, tree, t, sink, buffer_size, progress);
+    }
+    let workers = match opts.threads {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
+    };
+    // In parallel only where the checkpoints are sparse enough for the
+    // scan to skip most bytes, and the source long enough to pay for the
+    // threads.
+    if workers > 1 && opts.spacing >= PARALLEL_MIN_SPACING && end - from >= 4 * buffer_size as u64 {
+        let last = parallel::scan(
+            src,
+            from,
+            end,
+            scanner,
+            &mut |cp| tree.push(cp, sink),
+            workers,
+            buffer_size,
+            parallel::GRAIN,
+            progress,
+        )?;
+        scanner.finish(&mut |cp| tree.push(cp, sink))?;
+        return Ok(last);
     }
     let mut buf = AlignedBuf::zeroed(buffer_size.min((end - from).max(1) as usize));
     let mut at = from;
@@ -167,6 +196,10 @@ fn scan_range(
     scanner.finish(&mut |cp| tree.push(cp, sink))?;
     Ok(last)
 }
+
+/// The smallest spacing scanned in parallel: below a few grains, the scan
+/// would read most bytes again anyway.
+const PARALLEL_MIN_SPACING: u64 = 4 * parallel::GRAIN as u64;
 
 /// Reads the next bytes of `src` at `at` (before `end`) into `buf`; at
 /// least one, or the file shrank while it was being indexed.
@@ -485,7 +518,7 @@ fn resume_and_finish(
         &mut tree,
         time.as_mut(),
         sink,
-        opts.buffer_size,
+        opts,
         progress,
     )?;
     let fp = fingerprint::compute(src, size, info.mtime)?;
