@@ -224,7 +224,12 @@ mod tests {
             },
         )
         .unwrap();
-        assert_eq!(last, data.last().copied().filter(|_| cp.offset < data.len() as u64));
+        assert_eq!(
+            last,
+            data.last()
+                .copied()
+                .filter(|_| cp.offset < data.len() as u64)
+        );
         sc.finish(&mut |cp| {
             out.push(cp);
             Ok::<(), ()>(())
@@ -262,9 +267,14 @@ mod tests {
                 let starts = [Checkpoint { line: 0, offset: 0 }, all[all.len() / 2]];
                 for &cp in &starts {
                     let want = sequential(&data, cp, spacing);
-                    for (workers, block, grain) in
-                        [(1, 1, 1), (2, 3, 2), (3, 64, 7), (2, 1000, 64), (2, 4096, 4096), (4, 777, 100)]
-                    {
+                    for (workers, block, grain) in [
+                        (1, 1, 1),
+                        (2, 3, 2),
+                        (3, 64, 7),
+                        (2, 1000, 64),
+                        (2, 4096, 4096),
+                        (4, 777, 100),
+                    ] {
                         assert_eq!(
                             parallel(&data, cp, spacing, workers, block, grain),
                             want,

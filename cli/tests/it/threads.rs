@@ -321,7 +321,10 @@ fn parallel_ingest_writes_the_sequential_sidecar() {
         text.extend(random_text(&mut rng, 2000, 300, true));
         // A line longer than every spacing below, now and then.
         if rng.below(3) == 0 {
-            text.extend(std::iter::repeat_n(b'L', 70_000 + rng.below(50_000) as usize));
+            text.extend(std::iter::repeat_n(
+                b'L',
+                70_000 + rng.below(50_000) as usize,
+            ));
             text.push(b'\n');
         }
     }
@@ -352,7 +355,10 @@ fn parallel_ingest_writes_the_sequential_sidecar() {
     // equals a fresh sequential build.
     let ext = dir.path().join("ext.lidx");
     build("2", "16384", &ext, true);
-    let mut f = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .unwrap();
     std::io::Write::write_all(&mut f, &random_text(&mut rng, 20_000, 200, false)).unwrap();
     drop(f);
     let extended = build("2", "16384", &ext, false);
