@@ -45,10 +45,20 @@ pub fn layout<T: Copy>(src: &[T], dst: &mut [T]) {
 #[inline]
 pub fn predecessor(keys: &[u64], target: u64) -> Option<usize> {
     let n = keys.len();
+    if n == 0 {
+        return None;
+    }
+    // A fixed number of steps for a given `n`, so the loop's exit is
+    // predicted: every level but the last is complete; on the last, a
+    // missing node is a left turn, which the stripping below removes.
+    let levels = usize::BITS - n.leading_zeros();
     let mut k = 1usize;
-    while k <= n {
+    for _ in 1..levels {
         k = 2 * k + (u64::from_le(keys[k - 1]) <= target) as usize;
     }
+    let inside = k <= n;
+    let key = u64::from_le(keys[if inside { k - 1 } else { 0 }]);
+    k = 2 * k + (inside & (key <= target)) as usize;
     // Strip the trailing left turns and the final right turn.
     let j = k >> (k.trailing_zeros() + 1);
     j.checked_sub(1)

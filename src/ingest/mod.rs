@@ -4,10 +4,13 @@
 //! into B+tree pages, [`writer`] puts the pages on disk crash-safely, and
 //! [`fingerprint`] binds the sidecar to its source; [`sniff`] says from
 //! its first bytes what a source holds (gzip, another compression format,
-//! text), and [`mod@gzip`] indexes a gzip source's text. Reads are `pread`s of a
-//! fixed reused buffer ([`BUFFER_SIZE`], chosen by measurement; see
-//! `benches/README.md`); memory is that buffer, one leaf, and 16 bytes per
-//! leaf for the internal nodes, which are written at the end, before the
+//! text), and [`mod@gzip`] indexes a gzip source's text. Reads are `pread`s of
+//! reused 64-byte-aligned buffers ([`BUFFER_SIZE`], chosen by measurement;
+//! see `benches/README.md` and [`crate::io::AlignedBuf`]); a plain source is
+//! read and its newlines counted by one worker per core, and scanned for
+//! checkpoints in order on the calling thread (`parallel`: the same
+//! checkpoints as one thread finds). Memory is a few buffers per worker, one
+//! leaf, and 16 bytes per leaf for the internal nodes, which are written at the end, before the
 //! leaves (the head-first layout, spec R-63; about 1 MiB for a 1 TB source
 //! at the default spacing). Extension of a grown source copies the old
 //! checkpoints, from a sidecar of any layout, and resumes the scan at the
