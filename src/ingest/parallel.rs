@@ -175,22 +175,7 @@ mod tests {
     /// The checkpoints of the sequential scan of `data[from..]`, resuming
     /// at checkpoint `cp`.
     fn sequential(data: &[u8], cp: Checkpoint, spacing: u64) -> (Vec<Checkpoint>, u64) {
-        let mut out = Vec::new();
-        let mut sc = Scanner::resume(cp, spacing, data.len() as u64);
-        let from = cp.offset as usize;
-        for (i, c) in data[from..].chunks(100).enumerate() {
-            sc.feed(c, (from + i * 100) as u64, &mut |cp| {
-                out.push(cp);
-                Ok::<(), ()>(())
-            })
-            .unwrap();
-        }
-        sc.finish(&mut |cp| {
-            out.push(cp);
-            Ok::<(), ()>(())
-        })
-        .unwrap();
-        (out, sc.newlines())
+        crate::ingest::scan::tests::scan_from(data, cp, spacing, 100)
     }
 
     fn parallel(

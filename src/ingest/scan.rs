@@ -230,7 +230,7 @@ impl Newlines for Prefix<'_> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// The spec's rule, written the slow obvious way.
@@ -267,10 +267,25 @@ mod tests {
     }
 
     fn scan(data: &[u8], spacing: u64, chunk: usize) -> Vec<Checkpoint> {
-        let mut out = vec![Checkpoint { line: 0, offset: 0 }];
-        let mut sc = Scanner::resume(out[0], spacing, data.len() as u64);
-        for (i, c) in data.chunks(chunk.max(1)).enumerate() {
-            sc.feed(c, (i * chunk) as u64, &mut |cp| {
+        let first = Checkpoint { line: 0, offset: 0 };
+        let mut out = vec![first];
+        out.extend(scan_from(data, first, spacing, chunk).0);
+        out
+    }
+
+    /// The checkpoints after `cp` of a scan of `data` resumed there, fed
+    /// `chunk` bytes at a time, and the newlines counted.
+    pub(crate) fn scan_from(
+        data: &[u8],
+        cp: Checkpoint,
+        spacing: u64,
+        chunk: usize,
+    ) -> (Vec<Checkpoint>, u64) {
+        let mut out = Vec::new();
+        let mut sc = Scanner::resume(cp, spacing, data.len() as u64);
+        let from = cp.offset as usize;
+        for (i, c) in data[from..].chunks(chunk.max(1)).enumerate() {
+            sc.feed(c, (from + i * chunk) as u64, &mut |cp| {
                 out.push(cp);
                 Ok::<(), ()>(())
             })
@@ -281,7 +296,7 @@ mod tests {
             Ok::<(), ()>(())
         })
         .unwrap();
-        out
+        (out, sc.newlines())
     }
 
     #[test]
