@@ -16,6 +16,7 @@
 //! checkpoints, from a sidecar of any layout, and resumes the scan at the
 //! last one.
 
+mod bgzf;
 pub mod build;
 pub mod fingerprint;
 pub mod gzip;
@@ -160,10 +161,7 @@ fn scan_range(
     if let Some(t) = time {
         return scan_range_timed(src, from, scanner, tree, t, sink, buffer_size, progress);
     }
-    let workers = match opts.threads {
-        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-        n => n,
-    };
+    let workers = workers(opts.threads);
     // In parallel only where the checkpoints are sparse enough for the
     // scan to skip most bytes, and the source long enough to pay for the
     // threads.
@@ -198,6 +196,14 @@ fn scan_range(
     }
     scanner.finish(&mut |cp| tree.push(cp, sink))?;
     Ok(last)
+}
+
+/// The threads [`BuildOptions::threads`] asks for.
+fn workers(threads: usize) -> usize {
+    match threads {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
+    }
 }
 
 /// The smallest spacing scanned in parallel: below a few grains, the scan

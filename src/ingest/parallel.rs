@@ -231,7 +231,7 @@ mod tests {
                 .wrapping_mul(6364136223846793005)
                 .wrapping_add(1442695040888963407);
             let r = *seed >> 33;
-            let len = if r % 17 == 0 { r % 3000 } else { r % 90 };
+            let len = if r.is_multiple_of(17) { r % 3000 } else { r % 90 };
             data.extend((0..len).map(|i| b'a' + (i % 26) as u8));
             data.push(b'\n');
         }
