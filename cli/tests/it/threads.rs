@@ -315,7 +315,7 @@ fn parallel_ingest_writes_the_sequential_sidecar() {
     let _w = watchdog(300, "parallel_ingest_writes_the_sequential_sidecar");
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("p.log");
-    let mut rng = Rng::new(0x5eed_14);
+    let mut rng = Rng::new(0x5eed14);
     let mut text = Vec::new();
     while text.len() < 3 << 20 {
         text.extend(random_text(&mut rng, 2000, 300, true));
