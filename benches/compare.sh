@@ -3,7 +3,8 @@
 #
 #   benches/compare.sh [SIZE_BYTES] [DATA_DIR]      (default: 4 GiB, ./bench-data)
 #
-# Generates a deterministic log-like file (examples/genlog.rs), then times,
+# Generates a deterministic log-like file (examples/genlog.rs); prints issue
+# 14's table (section 0: pairs run alternately, warm and cold); then times,
 # warm (file in the page cache) and cold (file evicted with
 # posix_fadvise(DONTNEED) before every run):
 #   1. ingest: `lidx index` vs `wc -l` (warm) and vs `dd bs=4M` (cold), peak RSS;
@@ -13,7 +14,7 @@
 #   4. lidx grep vs rg and GNU grep: whole file (-c, -n, -i), --lines over 1%
 #      vs rg over the whole file and vs sed -n 'A,Bp' | rg, -m 10, cold;
 #   5-6. the in-process benches (tree lookups, hit ratios).
-# SKIP_INGEST=1, SKIP_GOTO=1, SKIP_GREP=1, SKIP_INPROC=1 leave sections out.
+# SKIP_TABLE=1, SKIP_INGEST=1, SKIP_GOTO=1, SKIP_GREP=1, SKIP_INPROC=1 leave sections out.
 # Timings are hyperfine medians; ratios are baseline/lidx (>1: lidx faster).
 # Needs: hyperfine, python3, GNU time (apt-get install hyperfine time).
 set -euo pipefail
@@ -54,6 +55,48 @@ GREPC=$(grep -a -c '' "$F")
 [ "$LINES" = "$GREPC" ] || { echo "MISMATCH: lidx count $LINES vs grep -c $GREPC"; exit 1; }
 echo "Line count: $LINES (equal to grep -a -c '')"
 echo
+
+if [ -z "${SKIP_TABLE:-}" ]; then
+echo "## 0. Issue 14's table (plain rows; benches/compare_gzip.sh prints the gzip rows)"
+echo
+echo "Each pair run alternately (benches/pairs.py), medians; grep outputs checked identical first."
+echo "Ratios are baseline / lidx (> 1: lidx faster). Cold: both files evicted before every run."
+echo
+RARE=payload=4242
+pair() { python3 benches/pairs.py "$@"; }
+t_row() { # label goal args...: one warm and one cold line
+  local label=$1 goal=$2; shift 2
+  local w c
+  w=$(pair --runs 7 --warmup 1 "$@")
+  c=$(pair --runs 3 --cold "$F" "$F.lidx" "$@")
+  python3 - "$label" "$goal" "$w" "$c" <<'PY'
+import sys
+label, goal, w, c = sys.argv[1:]
+for kind, v in (("warm", w), ("cold", c)):
+    l, b = map(float, v.split())
+    print(f"| {label}, {kind} | {l*1000:.0f} ms | {b*1000:.0f} ms | {b/l:.2f} | {goal if kind == 'warm' else ''} |")
+PY
+}
+echo "| case | lidx | baseline | baseline / lidx | goal |"
+echo "|---|---:|---:|---:|---|"
+t_row "\`index\` vs \`wc -l\`" "≥ 1.7" -- "$LIDX index -q --force $F" -- "wc -l $F"
+D=$(pair --runs 3 --cold "$F" -- "$LIDX index -q --force $F" -- "dd if=$F of=/dev/null bs=4M status=none")
+python3 - "$D" "$SIZE" <<'PY'
+import sys
+l, d = map(float, sys.argv[1].split()); size = int(sys.argv[2])
+print(f"| \`index\` vs \`dd bs=4M\`, cold | {l*1000:.0f} ms ({size/l/1e9:.2f} GB/s) | {d*1000:.0f} ms ({size/d/1e9:.2f} GB/s) | {d/l:.2f} | the device binds |")
+PY
+t_row "\`grep -c -F\` rare literal vs \`rg -c -F\`" "≥ 1.3" --same -- "$LIDX grep -c -F $RARE $F" -- "rg -c -F $RARE $F"
+t_row "\`grep -n -F\` vs \`rg -n -F\`" "≥ 1.6" --same -- "$LIDX grep -n -F $RARE $F" -- "rg -n -F $RARE $F"
+cargo bench --quiet --bench lookup -- 1000000 2>/dev/null | python3 -c "
+import sys
+for l in sys.stdin:
+    c = [x.strip() for x in l.split('|')]
+    if len(c) > 5 and c[1] in ('10000', '1000000'):
+        print(f'| hot lookup by line, {c[1]} checkpoints (in-process) | {c[4]} ns | | | ≤ {20 if c[1] == "10000" else 60} ns |')
+"
+echo
+fi
 
 if [ -z "${SKIP_INGEST:-}" ]; then
 echo "## 1. Ingest"

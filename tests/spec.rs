@@ -419,6 +419,7 @@ fn vectors(spec: &str) -> BTreeMap<String, Vector> {
                 span: span.unwrap_or(DEFAULT_SPAN),
                 plain,
                 time,
+                threads: 0,
             };
             assert!(kv.is_empty(), "{info:?}: unexpected parameters {kv:?}");
             let bytes = parse_hex(&info, &body);

@@ -43,6 +43,10 @@ pub struct IndexArgs {
     /// system's).
     #[arg(long, value_name = "ZONE")]
     tz: Option<String>,
+    /// Threads that read and count the lines of a plain file (default:
+    /// the number of cores). The sidecar is the same for any number.
+    #[arg(long, short = 'j', value_name = "N")]
+    threads: Option<usize>,
     /// Rebuild from scratch even if the sidecar is fresh or damaged.
     #[arg(long)]
     force: bool,
@@ -63,6 +67,9 @@ pub fn run(a: IndexArgs) -> lidx::Result<Status> {
         oo.span(s);
     }
     oo.plain(a.plain);
+    if let Some(n) = a.threads {
+        oo.threads(n);
+    }
     if a.time || a.time_format.is_some() || a.tz.is_some() {
         let format = a
             .time_format

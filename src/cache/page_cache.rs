@@ -249,8 +249,12 @@ impl PageCache {
     /// bypassing the cache (for verification passes that must not pollute it).
     pub fn read_uncached(&self, id: u32) -> Result<Page> {
         self.check_id(id)?;
+        // Read into an aligned buffer (io::aligned: a misaligned one costs
+        // the kernel's copy 2 µs more per 4 KiB page here), then copy.
+        let mut bytes = crate::io::AlignedBuf::zeroed(self.page_size);
+        read_checked(&*self.file, id, &mut bytes)?;
         let mut words = vec![0u64; self.page_size / 8].into_boxed_slice();
-        read_checked(&*self.file, id, bytemuck::cast_slice_mut(&mut words))?;
+        bytemuck::cast_slice_mut::<u64, u8>(&mut words).copy_from_slice(&bytes);
         NodeView::parse(&words, id)
             .map_err(|what| Error::corrupt(self.file.path(), id as u64, what))?;
         Ok(Page::checked(words))

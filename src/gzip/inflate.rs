@@ -153,6 +153,20 @@ impl<'s> Inflater<'s> {
         Ok(me)
     }
 
+    /// A decoder at the start of a member that begins at file offset
+    /// `offset`, after members whose text (`uncomp` bytes) checked: it
+    /// decodes from there on exactly as a decode from the start of the file
+    /// does on reaching it (so zero padding or trailing garbage may follow
+    /// instead of a member when `offset > 0`).
+    pub fn at_member(src: &'s dyn ReadAt, offset: u64, uncomp: u64) -> Inflater<'s> {
+        let mut me = Inflater::new(src);
+        me.in_base = offset;
+        me.total_out = uncomp;
+        me.checked_end = uncomp;
+        me.after_member = offset > 0;
+        me
+    }
+
     /// Bytes of output produced so far (the uncompressed offset).
     pub fn position(&self) -> u64 {
         self.total_out

@@ -259,7 +259,7 @@ impl Index {
         let mut at = span.start;
         let mut block = self.take_buffer();
         if block.len() <= cap {
-            block.resize(cap + 1, 0);
+            block.resize(cap + 1);
         }
         let result = (|| {
             while line < last {
@@ -306,8 +306,7 @@ impl Index {
             Ok(())
         })();
         if block.len() > crate::ingest::BUFFER_SIZE {
-            block.truncate(crate::ingest::BUFFER_SIZE);
-            block.shrink_to_fit();
+            block.resize(crate::ingest::BUFFER_SIZE);
         }
         self.give_buffer(block);
         result?;

@@ -59,7 +59,7 @@ pub struct Index {
     evidence: Option<Evidence>,
     /// The source's identity, to remember a content check.
     memo: Option<Memo>,
-    buffers: Mutex<Vec<Vec<u8>>>,
+    buffers: Mutex<Vec<crate::io::AlignedBuf>>,
     damage: Option<String>,
     /// The time index, once loaded.
     time: Mutex<Option<std::sync::Arc<time::TimeIndex>>>,
@@ -557,15 +557,15 @@ impl Index {
     }
 
     /// Borrows a scan buffer from the pool.
-    pub(crate) fn take_buffer(&self) -> Vec<u8> {
+    pub(crate) fn take_buffer(&self) -> crate::io::AlignedBuf {
         self.buffers
             .lock()
             .pop()
-            .unwrap_or_else(|| vec![0u8; BUFFER_SIZE])
+            .unwrap_or_else(|| crate::io::AlignedBuf::zeroed(BUFFER_SIZE))
     }
 
     /// Returns a scan buffer to the pool.
-    pub(crate) fn give_buffer(&self, buf: Vec<u8>) {
+    pub(crate) fn give_buffer(&self, buf: crate::io::AlignedBuf) {
         let mut pool = self.buffers.lock();
         if pool.len() < 8 {
             pool.push(buf);

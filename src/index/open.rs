@@ -126,6 +126,14 @@ impl OpenOptions {
         self
     }
 
+    /// Threads a build of a plain source reads and counts lines with: 0
+    /// (the default) for one per core, 1 for one. The sidecar is the same
+    /// for any number.
+    pub fn threads(&mut self, n: usize) -> &mut OpenOptions {
+        self.build.threads = n;
+        self
+    }
+
     /// gzip sources: uncompressed bytes between access points for builds.
     pub fn span(&mut self, bytes: u64) -> &mut OpenOptions {
         self.build.span = bytes;

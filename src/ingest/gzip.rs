@@ -8,6 +8,7 @@
 //! temporary file while the tree streams out, so memory stays bounded (plus
 //! 32 bytes per access point, one per `span` of text).
 
+use super::bgzf;
 use super::build::{PageSink, TreeBuilder};
 use super::scan::Scanner;
 use super::spill::Spill;
@@ -209,11 +210,82 @@ fn run(
     run_tolerant(gz, info, opts, start, sink, progress, false).map(|(sb, _)| sb)
 }
 
+/// What a build reads a gzip source's text from: a sequential
+/// [`Inflater`], or a BGZF archive's members decoded in parallel
+/// ([`bgzf::Members`]), which give the same events.
+trait Decoder {
+    fn next_event(&mut self) -> Result<Option<Event<'_>>>;
+    fn window(&self) -> Vec<u8>;
+    fn checked_end(&self) -> u64;
+}
+
+impl Decoder for Inflater<'_> {
+    fn next_event(&mut self) -> Result<Option<Event<'_>>> {
+        Inflater::next_event(self)
+    }
+    fn window(&self) -> Vec<u8> {
+        Inflater::window(self)
+    }
+    fn checked_end(&self) -> u64 {
+        Inflater::checked_end(self)
+    }
+}
+
+impl Decoder for bgzf::Members<'_> {
+    fn next_event(&mut self) -> Result<Option<Event<'_>>> {
+        bgzf::Members::next_event(self)
+    }
+    fn window(&self) -> Vec<u8> {
+        bgzf::Members::window(self)
+    }
+    fn checked_end(&self) -> u64 {
+        bgzf::Members::checked_end(self)
+    }
+}
+
 fn run_tolerant(
     gz: &dyn ReadAt,
     info: &SourceInfo,
     opts: &BuildOptions,
     start: Start,
+    sink: &mut impl PageSink,
+    progress: &mut dyn FnMut(u64) -> bool,
+    tolerate: bool,
+) -> Result<(Superblock, Option<Error>)> {
+    let workers = super::workers(opts.threads);
+    // A fresh, strict build of a BGZF archive decodes its members in
+    // parallel, when every access point will be at a member start (a span
+    // of at least a member's text: then no block boundary inside a member
+    // is ever due) — the same sidecar as the sequential decode.
+    if start.at.is_none()
+        && !tolerate
+        && workers > 1
+        && opts.span >= bgzf::MAX_MEMBER_TEXT
+        && bgzf::is_bgzf(gz)?
+    {
+        let shared = bgzf::Members::shared();
+        return std::thread::scope(|s| {
+            let members = bgzf::Members::start(s, gz, &shared, workers);
+            run_with(gz, info, opts, start, members, 0, sink, progress, tolerate)
+        });
+    }
+    let (inf, uoff) = match &start.at {
+        Some(ap) => (Inflater::resume(gz, ap)?, ap.uncomp),
+        None => (Inflater::new(gz), 0),
+    };
+    run_with(gz, info, opts, start, inf, uoff, sink, progress, tolerate)
+}
+
+/// [`run_tolerant`] reading the text from `inf`, which starts at
+/// uncompressed offset `uoff` (where `start.at` says, or 0).
+#[allow(clippy::too_many_arguments)]
+fn run_with(
+    gz: &dyn ReadAt,
+    info: &SourceInfo,
+    opts: &BuildOptions,
+    start: Start,
+    mut inf: impl Decoder,
+    mut uoff: u64,
     sink: &mut impl PageSink,
     progress: &mut dyn FnMut(u64) -> bool,
     tolerate: bool,
@@ -225,7 +297,7 @@ fn run_tolerant(
         from,
         mut records,
         mut blobs,
-        at,
+        at: _,
     } = start;
     // The text length is known only at the end: scan with an open end.
     // Checkpoints wait in `pending` until they are known to lie before the
@@ -243,10 +315,6 @@ fn run_tolerant(
             Some(old),
         ),
         None => (None, None),
-    };
-    let (mut inf, mut uoff) = match &at {
-        Some(ap) => (Inflater::resume(gz, ap)?, ap.uncomp),
-        None => (Inflater::new(gz), 0),
     };
     // Bytes before these offsets were seen by the older build.
     let scan_from = from.offset;

@@ -4,19 +4,24 @@
 //! into B+tree pages, [`writer`] puts the pages on disk crash-safely, and
 //! [`fingerprint`] binds the sidecar to its source; [`sniff`] says from
 //! its first bytes what a source holds (gzip, another compression format,
-//! text), and [`mod@gzip`] indexes a gzip source's text. Reads are `pread`s of a
-//! fixed reused buffer ([`BUFFER_SIZE`], chosen by measurement; see
-//! `benches/README.md`); memory is that buffer, one leaf, and 16 bytes per
-//! leaf for the internal nodes, which are written at the end, before the
+//! text), and [`mod@gzip`] indexes a gzip source's text. Reads are `pread`s of
+//! reused 64-byte-aligned buffers ([`BUFFER_SIZE`], chosen by measurement;
+//! see `benches/README.md` and [`crate::io::AlignedBuf`]); a plain source is
+//! read and its newlines counted by one worker per core, and scanned for
+//! checkpoints in order on the calling thread (`parallel`: the same
+//! checkpoints as one thread finds). Memory is a few buffers per worker, one
+//! leaf, and 16 bytes per leaf for the internal nodes, which are written at the end, before the
 //! leaves (the head-first layout, spec R-63; about 1 MiB for a 1 TB source
 //! at the default spacing). Extension of a grown source copies the old
 //! checkpoints, from a sidecar of any layout, and resumes the scan at the
 //! last one.
 
+mod bgzf;
 pub mod build;
 pub mod fingerprint;
 pub mod gzip;
 pub mod pack;
+mod parallel;
 pub mod scan;
 pub mod sniff;
 mod spill;
@@ -27,7 +32,7 @@ pub mod zstd;
 use crate::cache::PageCache;
 use crate::error::{Error, Result};
 use crate::format::{self, Fingerprint, PageKind, Superblock};
-use crate::io::ReadAt;
+use crate::io::{AlignedBuf, ReadAt};
 use crate::tree::Checkpoint;
 use build::{PageSink, TreeBuilder};
 use scan::Scanner;
@@ -56,6 +61,10 @@ pub struct BuildOptions {
     pub plain: bool,
     /// Also build a time index (spec §12), reading stamps as this says.
     pub time: Option<TimeOptions>,
+    /// Threads that read and count a plain source's lines: 0 for one per
+    /// core, 1 for the sequential scan. The sidecar is the same for any
+    /// number.
+    pub threads: usize,
 }
 
 /// How a build reads the lines' timestamps for the time index.
@@ -77,6 +86,7 @@ impl Default for BuildOptions {
             span: gzip::DEFAULT_SPAN,
             plain: false,
             time: None,
+            threads: 0,
         }
     }
 }
@@ -145,14 +155,34 @@ fn scan_range(
     tree: &mut TreeBuilder,
     time: Option<&mut TimeBuilder>,
     sink: &mut impl PageSink,
-    buffer_size: usize,
+    opts: &BuildOptions,
     progress: &mut dyn FnMut(u64) -> bool,
 ) -> Result<Option<u8>> {
     let end = src.len();
+    let buffer_size = opts.buffer_size;
     if let Some(t) = time {
         return scan_range_timed(src, from, scanner, tree, t, sink, buffer_size, progress);
     }
-    let mut buf = vec![0u8; buffer_size.min((end - from).max(1) as usize)];
+    let workers = workers(opts.threads);
+    // In parallel only where the checkpoints are sparse enough for the
+    // scan to skip most bytes, and the source long enough to pay for the
+    // threads.
+    if workers > 1 && opts.spacing >= PARALLEL_MIN_SPACING && end - from >= 4 * buffer_size as u64 {
+        let last = parallel::scan(
+            src,
+            from,
+            end,
+            scanner,
+            &mut |cp| tree.push(cp, sink),
+            workers,
+            buffer_size,
+            parallel::GRAIN,
+            progress,
+        )?;
+        scanner.finish(&mut |cp| tree.push(cp, sink))?;
+        return Ok(last);
+    }
+    let mut buf = AlignedBuf::zeroed(buffer_size.min((end - from).max(1) as usize));
     let mut at = from;
     let mut last = None;
     while at < end {
@@ -169,6 +199,18 @@ fn scan_range(
     scanner.finish(&mut |cp| tree.push(cp, sink))?;
     Ok(last)
 }
+
+/// The threads [`BuildOptions::threads`] asks for.
+fn workers(threads: usize) -> usize {
+    match threads {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
+    }
+}
+
+/// The smallest spacing scanned in parallel: below a few grains, the scan
+/// would read most bytes again anyway.
+const PARALLEL_MIN_SPACING: u64 = 4 * parallel::GRAIN as u64;
 
 /// Reads the next bytes of `src` at `at` (before `end`) into `buf`; at
 /// least one, or the file shrank while it was being indexed.
@@ -207,14 +249,16 @@ fn scan_range_timed(
     use std::sync::mpsc;
     /// A buffer, its bytes in use, their offset, and the checkpoints
     /// found in them.
-    type Filled = (Vec<u8>, usize, u64, Vec<u64>);
+    type Filled = (AlignedBuf, usize, u64, Vec<u64>);
     const BUFFERS: usize = 3;
     let end = src.len();
     let size = buffer_size.min((end - from).max(1) as usize);
     let (full_tx, full_rx) = mpsc::sync_channel::<Filled>(BUFFERS);
-    let (free_tx, free_rx) = mpsc::channel::<Vec<u8>>();
+    let (free_tx, free_rx) = mpsc::channel::<AlignedBuf>();
     for _ in 0..BUFFERS {
-        free_tx.send(vec![0u8; size]).expect("receiver alive");
+        free_tx
+            .send(AlignedBuf::zeroed(size))
+            .expect("receiver alive");
     }
     let mut at = from;
     let mut last = None;
@@ -488,7 +532,7 @@ fn resume_and_finish(
         &mut tree,
         time.as_mut(),
         sink,
-        opts.buffer_size,
+        opts,
         progress,
     )?;
     let fp = fingerprint::compute(src, size, info.mtime)?;

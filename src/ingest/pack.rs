@@ -180,11 +180,7 @@ pub fn pack(
     }
     let src = FileSource::open(input)?;
     let size = src.len();
-    let threads = if opts.threads == 0 {
-        super::zstd::threads()
-    } else {
-        opts.threads
-    };
+    let threads = super::workers(opts.threads);
     let sidecar_path = crate::locate::default_sidecar(output);
     let (archive_tmp, file) = TempFile::create(output)?;
     let mut sidecar = AtomicFile::create(&sidecar_path, opts.build.page_size)?;
@@ -293,7 +289,7 @@ fn scan_and_cut(
     tree.push(first, sidecar)?;
     let mut scanner = Scanner::resume(first, opts.build.spacing, size);
     let hard = HARD_CUT.max(opts.frame);
-    let mut buf = vec![0u8; super::BUFFER_SIZE];
+    let mut buf = crate::io::AlignedBuf::zeroed(super::BUFFER_SIZE);
     let mut frame = Vec::new();
     let mut frame_start = 0u64;
     let mut n_frames = 0usize;

@@ -67,6 +67,19 @@ impl Scanner {
         base: u64,
         emit: &mut impl FnMut(Checkpoint) -> Result<(), E>,
     ) -> Result<(), E> {
+        self.feed_counted(buf, base, &Memchr, emit)
+    }
+
+    /// [`Scanner::feed`] with the newlines between checkpoints counted by
+    /// `counter` (which may know them already: [`Prefix`]).
+    #[inline]
+    pub(crate) fn feed_counted<E>(
+        &mut self,
+        buf: &[u8],
+        base: u64,
+        counter: &impl Newlines,
+        emit: &mut impl FnMut(Checkpoint) -> Result<(), E>,
+    ) -> Result<(), E> {
         let mut pos = 0usize;
         let len = buf.len();
         loop {
@@ -75,12 +88,12 @@ impl Scanner {
             let s = if search_from <= base + pos as u64 {
                 pos
             } else if search_from >= base + len as u64 {
-                self.count(&buf[pos..], base + pos as u64);
+                self.count(buf, pos, len, base, counter);
                 return Ok(());
             } else {
                 (search_from - base) as usize
             };
-            self.count(&buf[pos..s], base + pos as u64);
+            self.count(buf, pos, s, base, counter);
             let Some(k) = memchr::memchr(b'\n', &buf[s..]) else {
                 return Ok(());
             };
@@ -128,24 +141,96 @@ impl Scanner {
         Ok(())
     }
 
-    /// Counts the newlines of `seg` (at offset `at`) and tracks the start of
-    /// the line that contains its end.
+    /// Counts the newlines of `buf[from..to]` (`buf` starts at offset
+    /// `base`) and tracks the start of the line that contains its end.
     #[inline]
-    fn count(&mut self, seg: &[u8], at: u64) {
-        if seg.is_empty() {
+    fn count(&mut self, buf: &[u8], from: usize, to: usize, base: u64, counter: &impl Newlines) {
+        if from >= to {
             return;
         }
-        let n = memchr::memchr_iter(b'\n', seg).count() as u64;
+        let n = counter.count(buf, from, to);
         if n > 0 {
             self.line += n;
-            let last = memchr::memrchr(b'\n', seg).expect("counted at least one");
-            self.line_start = at + last as u64 + 1;
+            let last = memchr::memrchr(b'\n', &buf[from..to]).expect("counted at least one");
+            self.line_start = base + (from + last) as u64 + 1;
+        }
+    }
+}
+
+/// Counts the newlines in a range of a buffer.
+pub(crate) trait Newlines {
+    /// Newlines in `buf[from..to]`.
+    fn count(&self, buf: &[u8], from: usize, to: usize) -> u64;
+}
+
+/// Counts by reading the bytes.
+pub(crate) struct Memchr;
+
+impl Newlines for Memchr {
+    #[inline]
+    fn count(&self, buf: &[u8], from: usize, to: usize) -> u64 {
+        count_newlines(&buf[from..to])
+    }
+}
+
+/// Newlines in `bytes`.
+#[inline]
+pub(crate) fn count_newlines(bytes: &[u8]) -> u64 {
+    memchr::memchr_iter(b'\n', bytes).count() as u64
+}
+
+/// Counts from a block's prefix counts, made beforehand (by another
+/// thread: the parallel ingest): `counts[k]` is the number of newlines in
+/// the block's first `min(k * grain, len)` bytes, for `k` in
+/// `0..=len.div_ceil(grain)`. A count then reads at most half a grain at
+/// each end of the range.
+pub(crate) struct Prefix<'a> {
+    /// The prefix counts.
+    pub counts: &'a [u32],
+    /// Bytes per count.
+    pub grain: usize,
+}
+
+impl Prefix<'_> {
+    /// Fills `counts` with the prefix counts of `block`.
+    pub(crate) fn make(block: &[u8], grain: usize, counts: &mut Vec<u32>) {
+        counts.clear();
+        counts.push(0);
+        let mut total = 0u32;
+        for g in block.chunks(grain) {
+            total += count_newlines(g) as u32;
+            counts.push(total);
+        }
+    }
+
+    /// Newlines in `buf[..x]`: from the nearer of the two counts around
+    /// `x`.
+    #[inline]
+    fn upto(&self, buf: &[u8], x: usize) -> u64 {
+        let k = x / self.grain;
+        let lo = k * self.grain;
+        let hi = (lo + self.grain).min(buf.len());
+        if x - lo <= hi - x {
+            u64::from(self.counts[k]) + count_newlines(&buf[lo..x])
+        } else {
+            u64::from(self.counts[k + 1]) - count_newlines(&buf[x..hi])
+        }
+    }
+}
+
+impl Newlines for Prefix<'_> {
+    #[inline]
+    fn count(&self, buf: &[u8], from: usize, to: usize) -> u64 {
+        if to - from <= self.grain {
+            count_newlines(&buf[from..to])
+        } else {
+            self.upto(buf, to) - self.upto(buf, from)
         }
     }
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// The spec's rule, written the slow obvious way.
@@ -182,10 +267,25 @@ mod tests {
     }
 
     fn scan(data: &[u8], spacing: u64, chunk: usize) -> Vec<Checkpoint> {
-        let mut out = vec![Checkpoint { line: 0, offset: 0 }];
-        let mut sc = Scanner::resume(out[0], spacing, data.len() as u64);
-        for (i, c) in data.chunks(chunk.max(1)).enumerate() {
-            sc.feed(c, (i * chunk) as u64, &mut |cp| {
+        let first = Checkpoint { line: 0, offset: 0 };
+        let mut out = vec![first];
+        out.extend(scan_from(data, first, spacing, chunk).0);
+        out
+    }
+
+    /// The checkpoints after `cp` of a scan of `data` resumed there, fed
+    /// `chunk` bytes at a time, and the newlines counted.
+    pub(crate) fn scan_from(
+        data: &[u8],
+        cp: Checkpoint,
+        spacing: u64,
+        chunk: usize,
+    ) -> (Vec<Checkpoint>, u64) {
+        let mut out = Vec::new();
+        let mut sc = Scanner::resume(cp, spacing, data.len() as u64);
+        let from = cp.offset as usize;
+        for (i, c) in data[from..].chunks(chunk.max(1)).enumerate() {
+            sc.feed(c, (from + i * chunk) as u64, &mut |cp| {
                 out.push(cp);
                 Ok::<(), ()>(())
             })
@@ -196,7 +296,7 @@ mod tests {
             Ok::<(), ()>(())
         })
         .unwrap();
-        out
+        (out, sc.newlines())
     }
 
     #[test]

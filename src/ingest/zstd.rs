@@ -1,6 +1,7 @@
 //! Ingest of a zstd seekable source (spec §13): the seek table gives every
-//! frame's place; worker threads decode and check frames in parallel, a
-//! few ahead of the line scan, which takes their text strictly in order and
+//! frame's place; worker threads ([`BuildOptions::threads`], one per core
+//! by default) decode and check frames in parallel, a few ahead of the line
+//! scan, which takes their text strictly in order and
 //! counts lines into the checkpoint tree (at uncompressed offsets). One
 //! frame record per frame follows the tree pages; no window is stored.
 //!
@@ -137,11 +138,6 @@ pub(crate) fn decode_in_order(
     })
 }
 
-/// Worker threads for decoding and compressing: every core.
-pub(crate) fn threads() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
-}
-
 /// Builds the sidecar of zstd seekable source `src` (see the module doc).
 pub fn build(
     src: &dyn ReadAt,
@@ -167,7 +163,7 @@ pub fn build(
     let mut records = Vec::with_capacity(frames.len());
     let mut last_byte = None;
     let mut next_progress = 0u64;
-    decode_in_order(src, &frames, threads(), &mut |i, d| {
+    decode_in_order(src, &frames, super::workers(opts.threads), &mut |i, d| {
         let f = &frames[i];
         scanner.feed(&d.text, f.uncomp, &mut |cp| {
             if let Some(t) = time.as_mut() {
@@ -255,32 +251,37 @@ pub(crate) fn extend(
     let mut scanner = Scanner::resume(from, opts.spacing, text_len);
     let mut last_byte = None;
     let mut next_progress = 0u64;
-    decode_in_order(src, &frames[j..], threads(), &mut |k, d| {
-        let i = j + k;
-        let f = &frames[i];
-        let skip = from.offset.saturating_sub(f.uncomp) as usize;
-        if skip < d.text.len() {
-            scanner.feed(&d.text[skip..], f.uncomp + skip as u64, &mut |cp| {
-                tree.push(cp, sink)
-            })?;
-        }
-        if let Some(&b) = d.text.last() {
-            last_byte = Some(b);
-        }
-        if i >= n_old {
-            kept.push(record(f, d));
-        }
-        let at = f.comp + f.comp_len as u64;
-        if at >= next_progress {
-            if !progress(at) {
-                return Err(Error::Cancelled {
-                    path: src.path().to_path_buf(),
-                });
+    decode_in_order(
+        src,
+        &frames[j..],
+        super::workers(opts.threads),
+        &mut |k, d| {
+            let i = j + k;
+            let f = &frames[i];
+            let skip = from.offset.saturating_sub(f.uncomp) as usize;
+            if skip < d.text.len() {
+                scanner.feed(&d.text[skip..], f.uncomp + skip as u64, &mut |cp| {
+                    tree.push(cp, sink)
+                })?;
             }
-            next_progress = at + (4 << 20);
-        }
-        Ok(())
-    })?;
+            if let Some(&b) = d.text.last() {
+                last_byte = Some(b);
+            }
+            if i >= n_old {
+                kept.push(record(f, d));
+            }
+            let at = f.comp + f.comp_len as u64;
+            if at >= next_progress {
+                if !progress(at) {
+                    return Err(Error::Cancelled {
+                        path: src.path().to_path_buf(),
+                    });
+                }
+                next_progress = at + (4 << 20);
+            }
+            Ok(())
+        },
+    )?;
     scanner.finish(&mut |cp| tree.push(cp, sink))?;
     let lines = scanner.newlines() + u64::from(text_len > 0 && last_byte != Some(b'\n'));
     let _ = progress(src.len());

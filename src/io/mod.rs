@@ -8,11 +8,13 @@
 //! requests, S3, GCS, Azure). No mmap: every read is an
 //! explicit `pread` whose size and position we choose.
 
+mod aligned;
 mod file;
 mod mem;
 #[cfg(feature = "remote")]
 pub mod remote;
 
+pub use aligned::{AlignedBuf, READ_ALIGN, aligned_start};
 pub use file::FileSource;
 pub use mem::MemSource;
 #[cfg(feature = "remote")]

@@ -29,7 +29,7 @@
 
 use super::matcher::Matcher;
 use crate::error::Result;
-use crate::io::ReadAt;
+use crate::io::{READ_ALIGN, ReadAt, aligned_start};
 use std::collections::VecDeque;
 
 /// A byte range of whole lines: `start` is a line start, `end` is a line
@@ -235,22 +235,29 @@ impl<'m> Search<'m> {
             self.after_left = 0;
             self.ring.clear();
         }
-        if buf.len() < SCAN_BUFFER {
-            buf.resize(SCAN_BUFFER, 0);
+        if buf.len() < SCAN_BUFFER + READ_ALIGN {
+            buf.resize(SCAN_BUFFER + READ_ALIGN, 0);
         }
         self.pos = chunk.start;
         self.pos_waits_for_match = false;
         let mut line_no = chunk.first_line;
         let mut at = chunk.start;
         let mut carry = 0usize;
+        // The carried bytes start at `buf[lead]`, placed so that the next
+        // read lands on a 64-byte boundary (see `io::aligned_start`).
+        let mut lead = 0usize;
         let mut stopped = false;
         while at < chunk.end || carry > 0 {
-            if carry == buf.len() {
+            if carry + 2 * READ_ALIGN >= buf.len() {
                 let n = buf.len() * 2;
                 buf.resize(n, 0);
             }
-            let want = (buf.len() - carry).min((chunk.end - at) as usize);
-            let n = src.read_full_at(&mut buf[carry..carry + want], at)?;
+            let to = aligned_start(buf, carry);
+            buf.copy_within(lead..lead + carry, to);
+            lead = to;
+            let room = buf.len() - lead - carry;
+            let want = room.min((chunk.end - at) as usize);
+            let n = src.read_full_at(&mut buf[lead + carry..lead + carry + want], at)?;
             if n < want {
                 return Err(crate::Error::SourceChanged {
                     path: src.path().to_path_buf(),
@@ -260,10 +267,11 @@ impl<'m> Search<'m> {
             let filled = carry + n;
             let base = at - carry as u64;
             at += n as u64;
+            let data = &buf[lead..lead + filled];
             let complete = if at >= chunk.end {
                 filled
             } else {
-                match memchr::memrchr(b'\n', &buf[..filled]) {
+                match memchr::memrchr(b'\n', data) {
                     Some(i) => i + 1,
                     None => {
                         carry = filled;
@@ -272,7 +280,7 @@ impl<'m> Search<'m> {
                 }
             };
             let mut r = Region {
-                bytes: &buf[..complete],
+                bytes: &data[..complete],
                 base,
                 line_no,
             };
@@ -282,7 +290,7 @@ impl<'m> Search<'m> {
                 break;
             }
             line_no = r.line_no;
-            buf.copy_within(complete..filled, 0);
+            lead += complete;
             carry = filled - complete;
         }
         // Uncounted lines leave the number unknown: no context follows

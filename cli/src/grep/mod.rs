@@ -925,7 +925,7 @@ fn unescape(s: &str) -> Vec<u8> {
 }
 
 fn contains_nul(src: &dyn lidx::io::ReadAt, c: &Chunk) -> lidx::Result<bool> {
-    let mut buf = vec![0u8; 1 << 16];
+    let mut buf = lidx::io::AlignedBuf::zeroed(1 << 16);
     let mut at = c.start;
     while at < c.end {
         let n = buf.len().min((c.end - at) as usize);

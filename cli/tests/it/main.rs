@@ -36,6 +36,7 @@
 //! starts some ten thousand processes, are the longest).
 
 mod args;
+mod bgzf;
 mod big;
 mod cli;
 mod crash;

@@ -304,3 +304,64 @@ fn eight_threads_pinned_tree() {
     }
     assert_eq!(index.line_span(0).unwrap(), m.span(0));
 }
+
+/// `lidx index -j N` writes the same sidecar for every N (the parallel
+/// scan of issue 14 against the sequential one), on text with lines longer
+/// than the spacing and without a final newline, fresh and extended; and
+/// the line count is `grep -c ''`'s.
+#[test]
+fn parallel_ingest_writes_the_sequential_sidecar() {
+    use crate::run::{Rules, lidx_with};
+    let _w = watchdog(300, "parallel_ingest_writes_the_sequential_sidecar");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("p.log");
+    let mut rng = Rng::new(0x5eed14);
+    let mut text = Vec::new();
+    while text.len() < 3 << 20 {
+        text.extend(random_text(&mut rng, 2000, 300, true));
+        // A line longer than every spacing below, now and then.
+        if rng.below(3) == 0 {
+            text.extend(std::iter::repeat_n(
+                b'L',
+                70_000 + rng.below(50_000) as usize,
+            ));
+            text.push(b'\n');
+        }
+    }
+    text.extend_from_slice(b"the last line has no newline");
+    std::fs::write(&path, &text).unwrap();
+    let build = |j: &str, spacing: &str, out: &std::path::Path, force: bool| -> Vec<u8> {
+        let mut args = vec!["index", "-q", "-j", j, "--spacing", spacing, "--index"];
+        args.push(out.to_str().unwrap());
+        args.push(path.to_str().unwrap());
+        if force {
+            args.push("--force");
+        }
+        let o = lidx_with(&args, Rules::SILENT_ERROR);
+        assert_eq!(o.code, 0, "lidx {args:?}: {}", o.stderr);
+        std::fs::read(out).unwrap()
+    };
+    for spacing in ["16384", "65536", "100000"] {
+        let one = build("1", spacing, &dir.path().join("one.lidx"), true);
+        for j in ["2", "3", "8"] {
+            let many = build(j, spacing, &dir.path().join(format!("j{j}.lidx")), true);
+            assert!(one == many, "spacing {spacing}: -j {j} differs from -j 1");
+        }
+    }
+    let count = lidx_with(["count", path.to_str().unwrap()], Rules::SILENT_ERROR);
+    let lines = text.split(|&b| b == b'\n').count();
+    assert_eq!(count.stdout_str().trim(), lines.to_string());
+    // Grown: the extension (scanned in parallel from its last checkpoint)
+    // equals a fresh sequential build.
+    let ext = dir.path().join("ext.lidx");
+    build("2", "16384", &ext, true);
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .unwrap();
+    std::io::Write::write_all(&mut f, &random_text(&mut rng, 20_000, 200, false)).unwrap();
+    drop(f);
+    let extended = build("2", "16384", &ext, false);
+    let fresh = build("1", "16384", &dir.path().join("fresh.lidx"), true);
+    crate::extend::assert_same_sidecar(&extended, &fresh, "extended with -j 2");
+}

@@ -1,0 +1,296 @@
+//! The parallel line scan of a plain source (issue 14, item 1).
+//!
+//! Where the checkpoints fall depends on the previous checkpoint only
+//! through a short search: the next one is the first line start at or
+//! after `last + spacing` (spec §5), found by a `memchr` from there. What
+//! costs is everything else: reading every byte (the kernel's copy) and
+//! counting every newline for the checkpoints' line numbers. Both split
+//! into independent blocks, so workers do them, one block each at a time:
+//! read the block into an aligned buffer and count its newlines in grains
+//! of [`GRAIN`] bytes (prefix counts, [`Prefix`]). This thread takes the
+//! blocks in order and runs the same [`Scanner`] over them with those
+//! counts, so it reads only about a grain around each checkpoint. The
+//! checkpoints, and so the sidecar, are exactly the sequential scan's.
+//!
+//! Memory: at most [`AHEAD`] blocks per worker are read ahead of the one
+//! being scanned (the workers wait beyond that), each a buffer of the
+//! build's buffer size and its counts.
+
+use super::scan::{Prefix, Scanner};
+use crate::error::{Error, Result};
+use crate::io::{AlignedBuf, ReadAt};
+use crate::tree::Checkpoint;
+use parking_lot::{Condvar, Mutex};
+use std::collections::BTreeMap;
+
+/// Bytes per prefix count.
+pub(crate) const GRAIN: usize = 4096;
+/// Blocks each worker may read ahead of the scan.
+const AHEAD: u64 = 4;
+
+/// A block read and counted by a worker.
+struct Counted {
+    buf: AlignedBuf,
+    len: usize,
+    counts: Vec<u32>,
+}
+
+/// What the workers and the scan share.
+struct Shared {
+    /// The next block to hand out.
+    next: u64,
+    /// Blocks scanned.
+    done: u64,
+    /// Set when the scan stops early (an error, a cancel): workers quit.
+    stop: bool,
+    /// Buffers given back by the scan.
+    free: Vec<Counted>,
+}
+
+/// Scans `src[from..end]` as [`Scanner::feed`] over consecutive buffers
+/// would, emitting the same checkpoints in the same order, with `workers`
+/// threads reading and counting blocks of `block` bytes in grains of
+/// `grain` bytes; returns the last byte. `progress` gets the offset
+/// scanned up to; false from it cancels.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn scan(
+    src: &dyn ReadAt,
+    from: u64,
+    end: u64,
+    scanner: &mut Scanner,
+    emit: &mut dyn FnMut(Checkpoint) -> Result<()>,
+    workers: usize,
+    block: usize,
+    grain: usize,
+    progress: &mut dyn FnMut(u64) -> bool,
+) -> Result<Option<u8>> {
+    let blocks = (end - from).div_ceil(block as u64);
+    let workers = workers.max(1);
+    let ahead = AHEAD * workers as u64;
+    let shared = Mutex::new(Shared {
+        next: 0,
+        done: 0,
+        stop: false,
+        free: Vec::new(),
+    });
+    let wake = Condvar::new();
+    let (tx, rx) = std::sync::mpsc::channel::<(u64, Result<Counted>)>();
+    std::thread::scope(|s| {
+        for _ in 0..workers {
+            let tx = tx.clone();
+            let (shared, wake) = (&shared, &wake);
+            s.spawn(move || {
+                loop {
+                    let (i, mut c) = {
+                        let mut g = shared.lock();
+                        loop {
+                            if g.stop || g.next >= blocks {
+                                return;
+                            }
+                            if g.next < g.done + ahead {
+                                break;
+                            }
+                            wake.wait(&mut g);
+                        }
+                        let i = g.next;
+                        g.next += 1;
+                        let c = g.free.pop().unwrap_or_else(|| Counted {
+                            buf: AlignedBuf::zeroed(block),
+                            len: 0,
+                            counts: Vec::new(),
+                        });
+                        (i, c)
+                    };
+                    let at = from + i * block as u64;
+                    let want = (block as u64).min(end - at) as usize;
+                    let result = match src.read_full_at(&mut c.buf[..want], at) {
+                        Ok(n) if n == want => {
+                            c.len = n;
+                            Prefix::make(&c.buf[..n], grain, &mut c.counts);
+                            Ok(c)
+                        }
+                        Ok(_) => Err(Error::io(
+                            "read",
+                            src.path(),
+                            std::io::Error::new(
+                                std::io::ErrorKind::UnexpectedEof,
+                                "file shrank while being indexed",
+                            ),
+                        )),
+                        Err(e) => Err(e),
+                    };
+                    // The scan may have stopped: then nobody listens.
+                    if tx.send((i, result)).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        let result = (|| {
+            let mut pending = BTreeMap::new();
+            let mut last = None;
+            for i in 0..blocks {
+                let c = loop {
+                    if let Some(c) = pending.remove(&i) {
+                        break c;
+                    }
+                    let (j, r) = rx.recv().expect("a worker holds block i");
+                    pending.insert(j, r?);
+                };
+                let at = from + i * block as u64;
+                let counter = Prefix {
+                    counts: &c.counts,
+                    grain,
+                };
+                let bytes = &c.buf[..c.len];
+                scanner.feed_counted(bytes, at, &counter, &mut &mut *emit)?;
+                last = bytes.last().copied();
+                let scanned = at + bytes.len() as u64;
+                {
+                    let mut g = shared.lock();
+                    g.done += 1;
+                    g.free.push(c);
+                }
+                wake.notify_all();
+                if !progress(scanned) {
+                    return Err(Error::Cancelled {
+                        path: src.path().to_path_buf(),
+                    });
+                }
+            }
+            Ok(last)
+        })();
+        shared.lock().stop = true;
+        wake.notify_all();
+        result
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::io::MemSource;
+
+    /// The checkpoints of the sequential scan of `data[from..]`, resuming
+    /// at checkpoint `cp`.
+    fn sequential(data: &[u8], cp: Checkpoint, spacing: u64) -> (Vec<Checkpoint>, u64) {
+        crate::ingest::scan::tests::scan_from(data, cp, spacing, 100)
+    }
+
+    fn parallel(
+        data: &[u8],
+        cp: Checkpoint,
+        spacing: u64,
+        workers: usize,
+        block: usize,
+        grain: usize,
+    ) -> (Vec<Checkpoint>, u64) {
+        let src = MemSource::new(data.to_vec());
+        let mut out = Vec::new();
+        let mut sc = Scanner::resume(cp, spacing, data.len() as u64);
+        let mut seen = 0;
+        let last = scan(
+            &src,
+            cp.offset,
+            data.len() as u64,
+            &mut sc,
+            &mut |cp| {
+                out.push(cp);
+                Ok(())
+            },
+            workers,
+            block,
+            grain,
+            &mut |at| {
+                assert!(at > seen);
+                seen = at;
+                true
+            },
+        )
+        .unwrap();
+        assert_eq!(
+            last,
+            data.last()
+                .copied()
+                .filter(|_| cp.offset < data.len() as u64)
+        );
+        sc.finish(&mut |cp| {
+            out.push(cp);
+            Ok::<(), ()>(())
+        })
+        .unwrap();
+        (out, sc.newlines())
+    }
+
+    /// Lines of random lengths, a few longer than the spacings used.
+    fn text(seed: &mut u64, lines: usize, final_newline: bool) -> Vec<u8> {
+        let mut data = Vec::new();
+        for _ in 0..lines {
+            *seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let r = *seed >> 33;
+            let len = if r.is_multiple_of(17) {
+                r % 3000
+            } else {
+                r % 90
+            };
+            data.extend((0..len).map(|i| b'a' + (i % 26) as u8));
+            data.push(b'\n');
+        }
+        if !final_newline {
+            data.extend_from_slice(b"no newline at the end");
+        }
+        data
+    }
+
+    #[test]
+    fn same_checkpoints_as_the_sequential_scan() {
+        let mut seed = 11u64;
+        for round in 0..8 {
+            let data = text(&mut seed, 50 + round * 90, round % 3 != 0);
+            for spacing in [1, 2, 7, 64, 1000, 5000] {
+                let (all, _) = sequential(&data, Checkpoint { line: 0, offset: 0 }, spacing);
+                // Resume at the start, and at a checkpoint in the middle.
+                let starts = [Checkpoint { line: 0, offset: 0 }, all[all.len() / 2]];
+                for &cp in &starts {
+                    let want = sequential(&data, cp, spacing);
+                    for (workers, block, grain) in [
+                        (1, 1, 1),
+                        (2, 3, 2),
+                        (3, 64, 7),
+                        (2, 1000, 64),
+                        (2, 4096, 4096),
+                        (4, 777, 100),
+                    ] {
+                        assert_eq!(
+                            parallel(&data, cp, spacing, workers, block, grain),
+                            want,
+                            "round {round} spacing {spacing} from {cp:?} workers {workers} block {block} grain {grain}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_cancel_stops_the_workers() {
+        let data = b"line\n".repeat(10_000);
+        let src = MemSource::new(data.clone());
+        let mut sc = Scanner::resume(Checkpoint { line: 0, offset: 0 }, 100, data.len() as u64);
+        let r = scan(
+            &src,
+            0,
+            data.len() as u64,
+            &mut sc,
+            &mut |_| Ok(()),
+            2,
+            64,
+            16,
+            &mut |at| at < 1000,
+        );
+        assert!(matches!(r, Err(Error::Cancelled { .. })), "{r:?}");
+    }
+}
