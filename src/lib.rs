@@ -105,7 +105,7 @@ pub use index::{
     OpenOptions, Opened, SourceStat, TimeInfo, VerifyReport,
 };
 pub use ingest::fingerprint::{Evidence, Memo, Proof, Verdict};
-pub use ingest::pack::{PackOptions, Packed, pack};
+pub use ingest::pack::{PackFormat, PackOptions, Packed, pack};
 pub use ingest::{BuildOptions, TimeOptions};
 pub use tree::Checkpoint;
 

@@ -11,6 +11,10 @@ pub enum PackFormat {
     /// The zstd seekable format: independent zstd frames and a seek table
     /// in a skippable frame; `zstd -d` reads it as any `.zst`.
     Zst,
+    /// gzip, one member per frame (at most one span of text each, 1 MiB
+    /// by default): every member start is an access point without a
+    /// window; `gzip -d` reads it as any `.gz`.
+    Gz,
 }
 
 /// Arguments of `lidx pack`.
@@ -19,15 +23,17 @@ pub struct PackArgs {
     /// The file to compress (its bytes as they are).
     #[arg(value_parser = super::file_arg())]
     file: PathBuf,
-    /// The archive to write (default: FILE.zst); its sidecar is OUT.lidx.
+    /// The archive to write (default: FILE.zst, or FILE.gz); its sidecar
+    /// is OUT.lidx.
     #[arg(short, long, value_name = "OUT")]
     output: Option<PathBuf>,
     /// Archive format.
     #[arg(long, value_enum, default_value_t = PackFormat::Zst)]
     format: PackFormat,
-    /// Compression level (zstd: 1..=22, negative for the fast levels).
-    #[arg(short, long, value_name = "N", default_value_t = lidx::ingest::pack::DEFAULT_LEVEL)]
-    level: i32,
+    /// Compression level (zstd: 1..=22, negative for the fast levels,
+    /// default 3; gzip: 0..=9, default 6).
+    #[arg(short, long, value_name = "N")]
+    level: Option<i32>,
     /// Bytes of text per frame: a frame ends at the first checkpoint (a
     /// line start) past this many bytes. Larger: smaller archive, slower
     /// goto.
@@ -48,14 +54,26 @@ pub struct PackArgs {
 }
 
 pub fn run(a: PackArgs) -> lidx::Result<Status> {
-    let PackFormat::Zst = a.format;
+    let (format, ext, level) = match a.format {
+        PackFormat::Zst => (
+            lidx::PackFormat::Zst,
+            ".zst",
+            lidx::ingest::pack::DEFAULT_LEVEL,
+        ),
+        PackFormat::Gz => (
+            lidx::PackFormat::Gz,
+            ".gz",
+            lidx::ingest::pack::DEFAULT_GZ_LEVEL,
+        ),
+    };
     let output = a.output.clone().unwrap_or_else(|| {
         let mut o = a.file.clone().into_os_string();
-        o.push(".zst");
+        o.push(ext);
         PathBuf::from(o)
     });
     let mut opts = lidx::PackOptions {
-        level: a.level,
+        format,
+        level: a.level.unwrap_or(level),
         frame: a.frame,
         threads: a.jobs.unwrap_or(0),
         force: a.force,

@@ -1,5 +1,6 @@
-//! `lidx pack`: compresses a file into a zstd seekable archive (spec §13)
-//! and writes the archive's sidecar in the same pass.
+//! `lidx pack`: compresses a file into a zstd seekable archive (spec §13),
+//! or a gzip file of one member per frame (§11), and writes the archive's
+//! sidecar in the same pass.
 //!
 //! One thread reads the file and scans its lines (the checkpoints go to the
 //! sidecar's tree as in any build) and cuts the text into frames: a frame
@@ -38,15 +39,34 @@ use std::sync::mpsc;
 pub const DEFAULT_FRAME: u64 = 256 << 10;
 /// Default zstd level.
 pub const DEFAULT_LEVEL: i32 = 3;
+/// Default gzip level (gzip's own).
+pub const DEFAULT_GZ_LEVEL: i32 = 6;
 /// A frame is cut inside a line only past this many bytes.
 pub const HARD_CUT: u64 = 64 << 20;
 /// The largest `--frame` accepted.
 pub const MAX_FRAME: u64 = 256 << 20;
 
+/// The archive formats [`pack`] writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum PackFormat {
+    /// A zstd seekable archive (spec §13): frames and a seek table.
+    #[default]
+    Zst,
+    /// A gzip file of one member per frame (spec §11): every member is an
+    /// access point without a window. Frames hold at most `span` bytes
+    /// of text ([`BuildOptions::span`]), so the access points are the
+    /// member starts and nothing else.
+    Gz,
+}
+
 /// How [`pack`] compresses.
 #[derive(Debug, Clone)]
 pub struct PackOptions {
-    /// zstd level (1..=22, or negative for the fast levels).
+    /// The archive format.
+    pub format: PackFormat,
+    /// Compression level: zstd 1..=22 or negative for the fast levels;
+    /// gzip 0..=9.
     pub level: i32,
     /// Target text bytes per frame (frames end at the first checkpoint
     /// past it).
@@ -62,6 +82,7 @@ pub struct PackOptions {
 impl Default for PackOptions {
     fn default() -> Self {
         PackOptions {
+            format: PackFormat::Zst,
             level: DEFAULT_LEVEL,
             frame: DEFAULT_FRAME,
             threads: 0,
@@ -163,14 +184,29 @@ pub fn pack(
             "frame size must be in 1..={MAX_FRAME} bytes"
         )));
     }
-    let (lo, hi) = (
-        zstd::zstd_safe::min_c_level(),
-        zstd::zstd_safe::max_c_level(),
-    );
-    if opts.level < lo || opts.level > hi || opts.level == 0 {
-        return Err(Error::InvalidArgument(format!(
-            "zstd level must be in {lo}..=-1 or 1..={hi}"
-        )));
+    match opts.format {
+        PackFormat::Zst => {
+            let (lo, hi) = (
+                zstd::zstd_safe::min_c_level(),
+                zstd::zstd_safe::max_c_level(),
+            );
+            if opts.level < lo || opts.level > hi || opts.level == 0 {
+                return Err(Error::InvalidArgument(format!(
+                    "zstd level must be in {lo}..=-1 or 1..={hi}"
+                )));
+            }
+        }
+        PackFormat::Gz => {
+            if !(0..=9).contains(&opts.level) {
+                return Err(Error::InvalidArgument("gzip level must be in 0..=9".into()));
+            }
+            if opts.frame > opts.build.span {
+                return Err(Error::InvalidArgument(format!(
+                    "--frame {} exceeds the span {} (a gzip member holds at most one span)",
+                    opts.frame, opts.build.span
+                )));
+            }
+        }
     }
     if output.exists() && !opts.force {
         return Err(Error::InvalidArgument(format!(
@@ -191,24 +227,21 @@ pub fn pack(
     // failed), sending a job fails instead of waiting.
     let job_rx = std::sync::Arc::new(std::sync::Mutex::new(job_rx));
     let (done_tx, done_rx) = mpsc::sync_channel::<Compressed>(threads * 2);
-    let level = opts.level;
+    let (level, format) = (opts.level, opts.format);
 
     let (scan, written) = std::thread::scope(|s| {
         for _ in 0..threads {
             let done_tx = done_tx.clone();
             let job_rx = std::sync::Arc::clone(&job_rx);
             s.spawn(move || {
-                let mut c = match zstd::bulk::Compressor::new(level).and_then(|mut c| {
-                    c.set_parameter(zstd::zstd_safe::CParameter::ChecksumFlag(true))?;
-                    Ok(c)
-                }) {
+                let mut c = match Codec::new(format, level) {
                     Ok(c) => Some(c),
                     Err(e) => {
                         let _ = done_tx.send(Compressed {
                             i: usize::MAX,
                             text_len: 0,
                             crc: 0,
-                            bytes: Err(Error::InvalidArgument(format!("zstd encoder: {e}"))),
+                            bytes: Err(e),
                         });
                         None
                     }
@@ -216,9 +249,7 @@ pub fn pack(
                 while let Some(c) = c.as_mut() {
                     let job = job_rx.lock().map(|r| r.recv());
                     let Ok(Ok((i, text))) = job else { return };
-                    let bytes = c
-                        .compress(&text)
-                        .map_err(|e| Error::InvalidArgument(format!("zstd compression: {e}")));
+                    let bytes = c.compress(&text);
                     let msg = Compressed {
                         i,
                         text_len: text.len() as u32,
@@ -233,7 +264,7 @@ pub fn pack(
         }
         drop(done_tx);
         drop(job_rx);
-        let writer = s.spawn(move || write_frames(file, &tmp_path, done_rx));
+        let writer = s.spawn(move || write_frames(file, &tmp_path, done_rx, format));
         let scan = scan_and_cut(&src, opts, &mut sidecar, job_tx, progress);
         let written = writer
             .join()
@@ -260,7 +291,12 @@ pub fn pack(
         .map(|n| std::os::unix::ffi::OsStrExt::as_bytes(n).to_vec())
         .unwrap_or_default();
     let mut sb = super::finish(tree, &mut sidecar, &opts.build, lines, fp, &name)?;
-    super::zstd::write_records(&mut sb, &records, size, &mut sidecar)?;
+    match opts.format {
+        PackFormat::Zst => super::zstd::write_records(&mut sb, &records, size, &mut sidecar)?,
+        PackFormat::Gz => {
+            write_gzip_records(&mut sb, &records, size, opts.build.span, &mut sidecar)?
+        }
+    }
     archive_tmp.commit()?;
     sidecar.commit(&sb.encode())?;
     Ok(Packed {
@@ -288,7 +324,11 @@ fn scan_and_cut(
     let mut tree = TreeBuilder::new(opts.build.page_size);
     tree.push(first, sidecar)?;
     let mut scanner = Scanner::resume(first, opts.build.spacing, size);
-    let hard = HARD_CUT.max(opts.frame);
+    // A gzip member holds at most one span (R-92: no access point inside).
+    let hard = match opts.format {
+        PackFormat::Zst => HARD_CUT.max(opts.frame),
+        PackFormat::Gz => opts.build.span,
+    };
     let mut buf = crate::io::AlignedBuf::zeroed(super::BUFFER_SIZE);
     let mut frame = Vec::new();
     let mut frame_start = 0u64;
@@ -326,6 +366,11 @@ fn scan_and_cut(
         })?;
         frame.extend_from_slice(chunk);
         for c in cuts.drain(..) {
+            while c - frame_start > hard {
+                let rest = frame.split_off(hard as usize);
+                send(std::mem::replace(&mut frame, rest), &mut n_frames)?;
+                frame_start += hard;
+            }
             let k = (c - frame_start) as usize;
             let rest = frame.split_off(k);
             send(std::mem::replace(&mut frame, rest), &mut n_frames)?;
@@ -358,6 +403,7 @@ fn write_frames(
     file: std::fs::File,
     path: &Path,
     done: mpsc::Receiver<Compressed>,
+    format: PackFormat,
 ) -> Result<(Vec<FrameRecord>, u64)> {
     let io = |e| Error::io("write", path, e);
     let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
@@ -374,7 +420,8 @@ fn write_frames(
             let bytes = c.bytes?;
             out.write_all(&bytes).map_err(io)?;
             // The frame's content checksum (its last 4 bytes) is the seek
-            // table's checksum: both are XXH64's low 32 bits.
+            // table's checksum: both are XXH64's low 32 bits. (A gzip
+            // member's last 8 bytes are its CRC-32 and length.)
             let xxh = u32::from_le_bytes(bytes[bytes.len() - 4..].try_into().expect("4 bytes"));
             table.entries.push(Entry {
                 comp: bytes.len() as u32,
@@ -401,8 +448,114 @@ fn write_frames(
             path.display()
         )));
     }
-    let t = table.encode();
+    let t = match format {
+        PackFormat::Zst => table.encode(),
+        PackFormat::Gz => Vec::new(),
+    };
     out.write_all(&t).map_err(io)?;
     out.flush().map_err(io)?;
     Ok((records, comp + t.len() as u64))
+}
+
+/// A frame compressor of one format.
+enum Codec {
+    Zst(Box<zstd::bulk::Compressor<'static>>),
+    Gz(flate2::Compression),
+}
+
+impl Codec {
+    fn new(format: PackFormat, level: i32) -> Result<Codec> {
+        match format {
+            PackFormat::Zst => {
+                let mut c = zstd::bulk::Compressor::new(level)
+                    .map_err(|e| Error::InvalidArgument(format!("zstd encoder: {e}")))?;
+                c.set_parameter(zstd::zstd_safe::CParameter::ChecksumFlag(true))
+                    .map_err(|e| Error::InvalidArgument(format!("zstd encoder: {e}")))?;
+                Ok(Codec::Zst(Box::new(c)))
+            }
+            PackFormat::Gz => Ok(Codec::Gz(flate2::Compression::new(level as u32))),
+        }
+    }
+
+    /// One zstd frame, or one gzip member (a 10-byte header: no name, no
+    /// time, R-92's member start right after it).
+    fn compress(&mut self, text: &[u8]) -> Result<Vec<u8>> {
+        match self {
+            Codec::Zst(c) => c
+                .compress(text)
+                .map_err(|e| Error::InvalidArgument(format!("zstd compression: {e}"))),
+            Codec::Gz(level) => {
+                let mut e =
+                    flate2::write::GzEncoder::new(Vec::with_capacity(text.len() / 3 + 64), *level);
+                e.write_all(text)
+                    .and_then(|_| e.finish())
+                    .map_err(|e| Error::InvalidArgument(format!("gzip compression: {e}")))
+            }
+        }
+    }
+}
+
+/// Length of the member header [`Codec::compress`] writes.
+const GZIP_HEADER_LEN: u64 = 10;
+
+/// Writes a gzip sidecar's access-point pages (spec §11.3) for the members
+/// `records` describe (one access point per member start, no window) after
+/// the pages of `sb`, and makes `sb` a gzip superblock: what a build of the
+/// archive gives.
+fn write_gzip_records(
+    sb: &mut crate::format::Superblock,
+    records: &[FrameRecord],
+    text_len: u64,
+    span: u64,
+    sink: &mut impl super::build::PageSink,
+) -> Result<()> {
+    use crate::format::gzip::{self as gz, AP_MEMBER_START, ApRecord};
+    // a member start is an access point if it is the first, or if
+    // the text grew since the previous one (an empty member is not).
+    let mut aps: Vec<ApRecord> = Vec::new();
+    for r in records {
+        if aps.last().is_some_and(|a| a.uncomp == r.uncomp) {
+            continue;
+        }
+        aps.push(ApRecord {
+            uncomp: r.uncomp,
+            comp_bit: (r.comp + GZIP_HEADER_LEN) * 8,
+            blob_offset: 0,
+            blob_len: 0,
+            window_len: 0,
+            flags: AP_MEMBER_START,
+            span_crc: r.text_crc,
+        });
+    }
+    let p = sb.page_size;
+    let mut page = vec![0u8; p as usize];
+    let first = sb.page_count;
+    let mut id = first;
+    for chunk in aps.chunks(gz::records_per_page(p)) {
+        let mut body = vec![0u8; chunk.len() * gz::AP_RECORD_LEN];
+        for (r, b) in chunk.iter().zip(body.chunks_mut(gz::AP_RECORD_LEN)) {
+            r.encode(b);
+        }
+        gz::encode_page(
+            &mut page,
+            crate::format::PageKind::AccessPoints,
+            id,
+            chunk.len() as u16,
+            &body,
+        );
+        sink.write_page(id, &page)?;
+        id += 1;
+    }
+    sb.incompat_features |= crate::format::INCOMPAT_GZIP;
+    sb.source_kind = crate::format::SOURCE_KIND_GZIP;
+    sb.page_count = id;
+    sb.gzip = crate::format::GzipFields {
+        text_len,
+        span: span as u32,
+        ap_count: aps.len() as u32,
+        ap_first_page: first,
+        ap_pages: id - first,
+        blob_pages: 0,
+    };
+    Ok(())
 }

@@ -218,6 +218,90 @@ fn pack_round_trips_through_zstd() {
     }
 }
 
+/// `lidx pack --format gz` archives restore their file with `gzip -d`
+/// (the same cases, and a line longer than a span, which is cut across
+/// members), pass `gzip -t`, and their sidecar is the one a build of the
+/// archive gives: an access point at every member start, no window.
+#[test]
+fn pack_gz_round_trips_through_gzip() {
+    if !have_tool("gzip", "pack --format gz round trips through gzip -d") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let mut huge = text(14, 100_000, 0, 0, false);
+    huge.extend(std::iter::repeat_n(b'x', 2_500_000));
+    huge.extend(b"\nafter the huge line\n");
+    let cases: Vec<(&str, Vec<u8>, u64, &str)> = vec![
+        ("log", text(1, 600_000, 0, 0, false), 20_000, "6"),
+        ("ragged", text(2, 300_000, 0, 0, true), 8192, "1"),
+        ("empty", Vec::new(), 4096, "9"),
+        ("long-lines", text(3, 400_000, 30_000, 7, true), 4096, "6"),
+        ("huge-line", huge, 262_144, "0"),
+        ("one-line", b"no newline at all".to_vec(), 4096, "6"),
+    ];
+    for (name, data, frame, level) in cases {
+        let file = dir.path().join(format!("{name}.txt"));
+        let out = dir.path().join(format!("{name}.txt.gz"));
+        std::fs::write(&file, &data).unwrap();
+        let f = frame.to_string();
+        let o = lidx([
+            os("pack"),
+            os("-q"),
+            os("--format"),
+            os("gz"),
+            os("--frame"),
+            os(&f),
+            os("-l"),
+            os(level),
+            os(&file),
+        ]);
+        assert_eq!(o.code, 0, "{name}: {}", o.stderr);
+        let (code, restored) = pipe("gzip", &[OsStr::new("-dc"), out.as_os_str()], b"");
+        assert_eq!(code, 0, "{name}: gzip -d");
+        assert!(restored == data, "{name}: gzip -d restores the file");
+        let (code, _) = pipe("gzip", &[OsStr::new("-t"), out.as_os_str()], b"");
+        assert_eq!(code, 0, "{name}: gzip -t");
+        let sidecar = dir.path().join(format!("{name}.txt.gz.lidx"));
+        let packed = std::fs::read(&sidecar).unwrap();
+        let sb = lidx::format::Superblock::decode(&packed[..256]).unwrap();
+        assert_eq!((sb.source_kind, sb.gzip.blob_pages), (1, 0), "{name}");
+        let o = lidx([os("index"), os("-q"), os("--force"), os(&out)]);
+        assert_eq!(o.code, 0, "{name}: index: {}", o.stderr);
+        assert!(
+            std::fs::read(&sidecar).unwrap() == packed,
+            "{name}: pack's gzip sidecar differs from a build's"
+        );
+        let index = lidx::Index::open(&out).unwrap();
+        check_index(
+            &index,
+            &Model::new(data.clone()),
+            65536,
+            Depth::default(),
+            3,
+            name,
+        );
+        let o = lidx([os("verify"), os("--full"), os(&out)]);
+        assert_eq!(o.code, 0, "{name}: verify: {}", o.stderr);
+    }
+    // A frame larger than the span is refused for gzip.
+    let file = dir.path().join("log.txt");
+    let o = crate::run::lidx_with(
+        [
+            os("pack"),
+            os("--format"),
+            os("gz"),
+            os("--frame"),
+            os("2000000"),
+            os("-o"),
+            os(dir.path().join("big.gz")),
+            os(&file),
+        ],
+        Rules::SILENT_ERROR,
+    );
+    assert_eq!(o.code, 2);
+    assert!(o.stderr.contains("exceeds the span"), "{}", o.stderr);
+}
+
 /// Every command on a packed archive answers as the model of its text and
 /// as `zstd -dc | sed -n` does; `info --json` tells the frames.
 #[test]
