@@ -68,8 +68,9 @@ enum Command {
     /// the source and compare every checkpoint).
     #[command(allow_negative_numbers = true)]
     Verify(verify::VerifyArgs),
-    /// Compress FILE into a seekable zstd archive (FILE.zst) whose frames
-    /// start at line checkpoints, and write its sidecar in the same pass.
+    /// Compress FILE into a seekable zstd archive (FILE.zst; or gzip,
+    /// --format gz) whose frames start at line checkpoints, and write its
+    /// sidecar in the same pass.
     #[command(allow_negative_numbers = true)]
     Pack(pack::PackArgs),
     /// View FILE in a full-screen pager (keys as in less: g G :N / ? n N
