@@ -36,6 +36,8 @@ fuzz_target!(|data: &[u8]| {
         // Plain mode indexes the bytes as they are, even `1F 8B ...`.
         plain: !gzip,
         time: None,
+        // The parallel scan (workers > 1) must give the same index.
+        threads: 1 + (data[2] & 3) as usize,
     };
     let index = Index::build_in_memory(Box::new(MemSource::new(source)), &opts).expect("build");
     let lines: Vec<&[u8]> = src.split_inclusive(|&b| b == b'\n').collect();

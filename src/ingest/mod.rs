@@ -160,27 +160,30 @@ fn scan_range(
 ) -> Result<Option<u8>> {
     let end = src.len();
     let buffer_size = opts.buffer_size;
-    if let Some(t) = time {
-        return scan_range_timed(src, from, scanner, tree, t, sink, buffer_size, progress);
-    }
     let workers = workers(opts.threads);
     // In parallel only where the checkpoints are sparse enough for the
-    // scan to skip most bytes, and the source long enough to pay for the
-    // threads.
-    if workers > 1 && opts.spacing >= PARALLEL_MIN_SPACING && end - from >= 4 * buffer_size as u64 {
-        let last = parallel::scan(
+    // scan to skip most bytes, the source long enough to pay for the
+    // threads, and the stamps (if any) can be read out of order.
+    if workers > 1
+        && opts.spacing >= PARALLEL_MIN_SPACING
+        && end - from >= 4 * buffer_size as u64
+        && time.as_ref().is_none_or(|t| t.stamper_alone().is_some())
+    {
+        return parallel::scan(
             src,
             from,
             end,
             scanner,
             &mut |cp| tree.push(cp, sink),
+            time,
             workers,
             buffer_size,
             parallel::GRAIN,
             progress,
-        )?;
-        scanner.finish(&mut |cp| tree.push(cp, sink))?;
-        return Ok(last);
+        );
+    }
+    if let Some(t) = time {
+        return scan_range_timed(src, from, scanner, tree, t, sink, buffer_size, progress);
     }
     let mut buf = AlignedBuf::zeroed(buffer_size.min((end - from).max(1) as usize));
     let mut at = from;

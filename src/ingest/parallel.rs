@@ -17,8 +17,10 @@
 //! build's buffer size and its counts.
 
 use super::scan::{Prefix, Scanner};
+use super::time::{HEAD, TimeBuilder};
 use crate::error::{Error, Result};
 use crate::io::{AlignedBuf, ReadAt};
+use crate::time::{Nanos, Stamper};
 use crate::tree::Checkpoint;
 use parking_lot::{Condvar, Mutex};
 use std::collections::BTreeMap;
@@ -30,9 +32,26 @@ const AHEAD: u64 = 4;
 
 /// A block read and counted by a worker.
 struct Counted {
+    /// The block's bytes at `buf[pre..pre + len]`; with a time pass, the
+    /// byte before it (`pre` = 1, but at the start) and up to
+    /// [`HEAD`] bytes after it (the heads of its last lines).
     buf: AlignedBuf,
+    pre: usize,
     len: usize,
+    /// Bytes read into `buf`.
+    filled: usize,
     counts: Vec<u32>,
+    /// With a time pass: the lines that start in the block, in order.
+    lines: Vec<LineTime>,
+}
+
+/// A line's start and its time, read out of order by a worker.
+struct LineTime {
+    start: u64,
+    /// `Some`: as [`crate::time::Stamper::stamp_alone`] read it; `None`:
+    /// to be read in order, from `head`.
+    time: Option<Option<(Nanos, i32)>>,
+    head: Vec<u8>,
 }
 
 /// What the workers and the scan share.
@@ -51,7 +70,10 @@ struct Shared {
 /// would, emitting the same checkpoints in the same order, with `workers`
 /// threads reading and counting blocks of `block` bytes in grains of
 /// `grain` bytes; returns the last byte. `progress` gets the offset
-/// scanned up to; false from it cancels.
+/// scanned up to; false from it cancels. With `time` (whose format must
+/// give [`TimeBuilder::stamper_alone`]), the workers also read the lines'
+/// stamps, and the time pass gets them in order: the same time index as
+/// the sequential pass.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn scan(
     src: &dyn ReadAt,
@@ -59,6 +81,7 @@ pub(crate) fn scan(
     end: u64,
     scanner: &mut Scanner,
     emit: &mut dyn FnMut(Checkpoint) -> Result<()>,
+    mut time: Option<&mut TimeBuilder>,
     workers: usize,
     block: usize,
     grain: usize,
@@ -75,13 +98,17 @@ pub(crate) fn scan(
     });
     let wake = Condvar::new();
     let (tx, rx) = std::sync::mpsc::channel::<(u64, Result<Counted>)>();
+    let stampers: Vec<Option<Stamper>> = (0..workers)
+        .map(|_| time.as_ref().and_then(|t| t.stamper_alone()))
+        .collect();
+    let timed = time.is_some();
     std::thread::scope(|s| {
-        for _ in 0..workers {
+        for mut stamper in stampers {
             let tx = tx.clone();
             let (shared, wake) = (&shared, &wake);
             s.spawn(move || {
                 loop {
-                    let (i, mut c) = {
+                    let (i, c) = {
                         let mut g = shared.lock();
                         loop {
                             if g.stop || g.next >= blocks {
@@ -95,30 +122,25 @@ pub(crate) fn scan(
                         let i = g.next;
                         g.next += 1;
                         let c = g.free.pop().unwrap_or_else(|| Counted {
-                            buf: AlignedBuf::zeroed(block),
+                            buf: AlignedBuf::zeroed(0),
+                            pre: 0,
                             len: 0,
+                            filled: 0,
                             counts: Vec::new(),
+                            lines: Vec::new(),
                         });
                         (i, c)
                     };
                     let at = from + i * block as u64;
-                    let want = (block as u64).min(end - at) as usize;
-                    let result = match src.read_full_at(&mut c.buf[..want], at) {
-                        Ok(n) if n == want => {
-                            c.len = n;
-                            Prefix::make(&c.buf[..n], grain, &mut c.counts);
-                            Ok(c)
+                    let len = (block as u64).min(end - at) as usize;
+                    let result = read_block(src, c, at, len, from, end, timed).map(|mut c| {
+                        let bytes = &c.buf[c.pre..c.pre + c.len];
+                        Prefix::make(bytes, grain, &mut c.counts);
+                        if let Some(st) = stamper.as_mut() {
+                            line_times(&mut c, at, from, st);
                         }
-                        Ok(_) => Err(Error::io(
-                            "read",
-                            src.path(),
-                            std::io::Error::new(
-                                std::io::ErrorKind::UnexpectedEof,
-                                "file shrank while being indexed",
-                            ),
-                        )),
-                        Err(e) => Err(e),
-                    };
+                        c
+                    });
                     // The scan may have stopped: then nobody listens.
                     if tx.send((i, result)).is_err() {
                         return;
@@ -130,8 +152,11 @@ pub(crate) fn scan(
         let result = (|| {
             let mut pending = BTreeMap::new();
             let mut last = None;
+            // The last line that started in the blocks scanned: it may
+            // end in a later one, so the time pass gets it then.
+            let mut open_line: Option<LineTime> = None;
             for i in 0..blocks {
-                let c = loop {
+                let mut c = loop {
                     if let Some(c) = pending.remove(&i) {
                         break c;
                     }
@@ -143,10 +168,29 @@ pub(crate) fn scan(
                     counts: &c.counts,
                     grain,
                 };
-                let bytes = &c.buf[..c.len];
-                scanner.feed_counted(bytes, at, &counter, &mut &mut *emit)?;
+                let bytes = &c.buf[c.pre..c.pre + c.len];
+                match time.as_deref_mut() {
+                    Some(t) => scanner.feed_counted(bytes, at, &counter, &mut |cp| {
+                        t.boundary(cp.offset);
+                        emit(cp)
+                    })?,
+                    None => scanner.feed_counted(bytes, at, &counter, &mut &mut *emit)?,
+                }
                 last = bytes.last().copied();
                 let scanned = at + bytes.len() as u64;
+                if let Some(t) = time.as_deref_mut() {
+                    // Every line but the last that starts in this block
+                    // ends in it; so does the open line, if one starts here.
+                    if let Some(newest) = c.lines.pop() {
+                        if let Some(l) = open_line.take() {
+                            t.line_read(l.start, l.time, &l.head)?;
+                        }
+                        for l in c.lines.drain(..) {
+                            t.line_read(l.start, l.time, &l.head)?;
+                        }
+                        open_line = Some(newest);
+                    }
+                }
                 {
                     let mut g = shared.lock();
                     g.done += 1;
@@ -159,12 +203,104 @@ pub(crate) fn scan(
                     });
                 }
             }
-            Ok(last)
+            Ok((last, open_line))
         })();
         shared.lock().stop = true;
         wake.notify_all();
-        result
+        let (last, open_line) = result?;
+        if let Some(t) = time {
+            // The last line ends at the end of the text: its checkpoint,
+            // if it is long, comes from the scanner's finish.
+            scanner.finish(&mut |cp| {
+                t.boundary(cp.offset);
+                emit(cp)
+            })?;
+            if let Some(l) = open_line {
+                t.line_read(l.start, l.time, &l.head)?;
+            }
+            t.lines_end(end);
+        } else {
+            scanner.finish(&mut |cp| emit(cp))?;
+        }
+        Ok(last)
     })
+}
+
+/// Reads block `src[at..at + len]` into `c` (with a time pass, with the
+/// byte before it unless it starts at `from`, and up to [`HEAD`] bytes
+/// after it, before `end`).
+fn read_block(
+    src: &dyn ReadAt,
+    mut c: Counted,
+    at: u64,
+    len: usize,
+    from: u64,
+    end: u64,
+    timed: bool,
+) -> Result<Counted> {
+    let pre = usize::from(timed && at > from);
+    let post = if timed {
+        (HEAD as u64).min(end - (at + len as u64)) as usize
+    } else {
+        0
+    };
+    let want = pre + len + post;
+    if c.buf.len() < want {
+        c.buf = AlignedBuf::zeroed(want);
+    }
+    match src.read_full_at(&mut c.buf[..want], at - pre as u64) {
+        Ok(n) if n == want => {
+            c.pre = pre;
+            c.len = len;
+            c.filled = want;
+            Ok(c)
+        }
+        Ok(_) => Err(Error::io(
+            "read",
+            src.path(),
+            std::io::Error::new(
+                std::io::ErrorKind::UnexpectedEof,
+                "file shrank while being indexed",
+            ),
+        )),
+        Err(e) => Err(e),
+    }
+}
+
+/// The lines that start in `c`'s block (at offset `at`; `from` is a line
+/// start) and their times, read with `stamper` from their first [`HEAD`]
+/// bytes (the bytes [`super::time::Heads`] gives the sequential pass).
+fn line_times(c: &mut Counted, at: u64, from: u64, stamper: &mut Stamper) {
+    c.lines.clear();
+    let buf = &c.buf[..c.filled];
+    let (pre, len) = (c.pre, c.len);
+    let first = if at == from || buf[pre - 1] == b'\n' {
+        Some(pre)
+    } else {
+        None
+    };
+    let starts = first.into_iter().chain(
+        memchr::memchr_iter(b'\n', &buf[pre..pre + len])
+            .map(|e| pre + e + 1)
+            .filter(|&s| s < pre + len),
+    );
+    for s in starts {
+        let limit = buf.len().min(s + HEAD);
+        let head = match memchr::memchr(b'\n', &buf[s..limit]) {
+            Some(k) => &buf[s..s + k + 1],
+            None => &buf[s..limit],
+        };
+        let time = stamper.stamp_alone(head);
+        c.lines.push(LineTime {
+            start: at + (s - pre) as u64,
+            time,
+            head: if time.is_none() {
+                head.to_vec()
+            } else {
+                Vec::new()
+            },
+        });
+    }
 }
 
 #[cfg(test)]
@@ -199,6 +335,7 @@ mod tests {
                 out.push(cp);
                 Ok(())
             },
+            None,
             workers,
             block,
             grain,
@@ -215,11 +352,6 @@ mod tests {
                 .copied()
                 .filter(|_| cp.offset < data.len() as u64)
         );
-        sc.finish(&mut |cp| {
-            out.push(cp);
-            Ok::<(), ()>(())
-        })
-        .unwrap();
         (out, sc.newlines())
     }
 
@@ -286,6 +418,7 @@ mod tests {
             data.len() as u64,
             &mut sc,
             &mut |_| Ok(()),
+            None,
             2,
             64,
             16,

@@ -213,6 +213,47 @@ impl TimeBuilder {
         self.heads.reset(mark.line_start);
     }
 
+    /// A stamp reader for another thread that reads lines out of order
+    /// ([`crate::time::Stamper::stamp_alone`]), or `None` when the format
+    /// is read in order only (syslog's).
+    pub(crate) fn stamper_alone(&self) -> Option<Stamper> {
+        let s = self.state.stamper.format().stamper();
+        (!s.reads_in_order()).then_some(s)
+    }
+
+    /// The line starting at `start`, read out of order: its time as
+    /// [`crate::time::Stamper::stamp_alone`] gave it, or (`None`) to be
+    /// read now from `head`. Lines are given in order, each once every
+    /// checkpoint at or before its start has been given to
+    /// [`TimeBuilder::boundary`] and its end has been scanned; instead of
+    /// [`TimeBuilder::feed`], which is then not used, and ended by
+    /// [`TimeBuilder::lines_end`].
+    pub(crate) fn line_read(
+        &mut self,
+        start: u64,
+        time: Option<Option<(Nanos, i32)>>,
+        head: &[u8],
+    ) -> Result<()> {
+        let s = &mut self.state;
+        match time {
+            None => s.line(start, head),
+            Some(t) => {
+                s.close_before(start)?;
+                if let Some((t, year)) = t {
+                    s.stamper.anchor(t, year);
+                    s.extend(t);
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// The lines given by [`TimeBuilder::line_read`] reach the end of the
+    /// text at `end`.
+    pub(crate) fn lines_end(&mut self, end: u64) {
+        self.heads.reset(end);
+    }
+
     /// Bytes `buf` of the text at offset `base`, in order, without gaps.
     pub(crate) fn feed(&mut self, buf: &[u8], base: u64) -> Result<()> {
         let state = &mut self.state;
@@ -249,16 +290,27 @@ impl SpanState {
 
     /// The line starting at `start` whose first bytes are `head`.
     fn line(&mut self, start: u64, head: &[u8]) -> Result<()> {
+        self.close_before(start)?;
+        if let Some(t) = self.stamper.stamp(head) {
+            self.extend(t);
+        }
+        Ok(())
+    }
+
+    /// Closes the spans that end at or before `start`.
+    fn close_before(&mut self, start: u64) -> Result<()> {
         while self.boundaries.front().is_some_and(|&b| b <= start) {
             self.boundaries.pop_front();
             self.close()?;
         }
-        if let Some(t) = self.stamper.stamp(head) {
-            let d = digest(t);
-            self.span_min = self.span_min.min(d);
-            self.span_max = self.span_max.max(d);
-        }
         Ok(())
+    }
+
+    /// A line of the current span has time `t`.
+    fn extend(&mut self, t: Nanos) {
+        let d = digest(t);
+        self.span_min = self.span_min.min(d);
+        self.span_max = self.span_max.max(d);
     }
 }
 

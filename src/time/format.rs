@@ -622,6 +622,39 @@ impl Stamper {
         Some(t)
     }
 
+    /// What [`Stamper::stamp`] would say of `line` whatever lines came
+    /// before: `Some(time and wall-clock year, or None)`, or `None` when
+    /// that depends on them (the line would be read as a syslog stamp,
+    /// whose year follows the line before). Leaves [`Stamper::last`] as
+    /// it is. For reading lines out of order (the parallel ingest).
+    pub(crate) fn stamp_alone(&mut self, line: &[u8]) -> Option<Option<(Nanos, i32)>> {
+        let kind = std::mem::replace(&mut self.f.kind, TimeKind::Iso);
+        let mut out = Some(None);
+        let auto = self.f.auto;
+        let rest = FALLBACK.iter().filter(|k| auto && **k != kind);
+        for k in std::iter::once(&kind).chain(rest) {
+            if *k == TimeKind::Syslog {
+                if syslog(line).is_some() {
+                    out = None;
+                    break;
+                }
+                continue;
+            }
+            if let Some(t) = self.read(k, line) {
+                out = Some(Some(t));
+                break;
+            }
+        }
+        self.f.kind = kind;
+        out
+    }
+
+    /// True when every stamp is read in order (syslog's): reading lines
+    /// out of order gains nothing.
+    pub(crate) fn reads_in_order(&self) -> bool {
+        self.f.kind == TimeKind::Syslog
+    }
+
     /// The time of `line`'s stamp in format `kind`, and its wall-clock year.
     fn read(&mut self, kind: &TimeKind, line: &[u8]) -> Option<(Nanos, i32)> {
         match kind {

@@ -365,3 +365,133 @@ fn parallel_ingest_writes_the_sequential_sidecar() {
     let fresh = build("1", "16384", &dir.path().join("fresh.lidx"), true);
     crate::extend::assert_same_sidecar(&extended, &fresh, "extended with -j 2");
 }
+
+/// `lidx index --time -j N` writes the same sidecar for every N: the
+/// workers read the stamps out of order, the time pass gets them in order
+/// (lines that would be read as syslog stamps, whose year follows the line
+/// before, are read in order). Logs in several formats, with unstamped
+/// lines, lines longer than a stamp's head (512 bytes) and than the
+/// spacing, format changes, out-of-order times; fresh and extended.
+#[test]
+fn parallel_time_ingest_writes_the_sequential_sidecar() {
+    use crate::run::{Rules, lidx_with};
+    let _w = watchdog(300, "parallel_time_ingest_writes_the_sequential_sidecar");
+    let dir = tempfile::tempdir().unwrap();
+    let mut rng = Rng::new(0x7113);
+    const MON: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    // One log line of style `style` at second `t` of 2026 (from March).
+    let line = |rng: &mut Rng, style: u64, t: u64| -> String {
+        let (d, s) = (t / 86_400, t % 86_400);
+        let (mo, day) = (2 + (d / 28) % 9, 1 + d % 28);
+        let (h, mi, se) = (s / 3600, s / 60 % 60, s % 60);
+        let ms = rng.below(1000);
+        let body = "x".repeat(rng.below(120) as usize);
+        match style {
+            0 => format!(
+                "2026-{:02}-{day:02}T{h:02}:{mi:02}:{se:02}.{ms:03}+01:00 info {body}\n",
+                mo + 1
+            ),
+            1 => format!(
+                "2026-{:02}-{day:02} {h:02}:{mi:02}:{se:02},{ms:03} WARN {body}\n",
+                mo + 1
+            ),
+            2 => format!(
+                "{} {day:2} {h:02}:{mi:02}:{se:02} host app[1]: {body}\n",
+                MON[mo as usize]
+            ),
+            3 => format!(
+                "10.0.0.1 - - [{day:02}/{}/2026:{h:02}:{mi:02}:{se:02} +0000] \"GET /{body} HTTP/1.1\" 200 5\n",
+                MON[mo as usize]
+            ),
+            4 => format!("\tat com.example.Thing.method(Thing.java:{ms})\n"),
+            5 => format!(
+                "2026-{:02}-{day:02}T{h:02}:{mi:02}:{se:02}Z {}\n",
+                mo + 1,
+                "L".repeat(600 + rng.below(30_000) as usize)
+            ),
+            _ => format!("{}.{ms:03} epoch line {body}\n", 1_772_000_000 + t),
+        }
+    };
+    let make = |rng: &mut Rng, styles: &[u64], size: usize| -> Vec<u8> {
+        let mut text = String::new();
+        let mut t = 5_000_000u64;
+        while text.len() < size {
+            // Mostly forward, sometimes back a little.
+            t = (t + rng.below(5)).saturating_sub(if rng.below(20) == 0 { 7 } else { 0 });
+            let style = styles[rng.below(styles.len() as u64) as usize];
+            text.push_str(&line(rng, style, t));
+        }
+        text.into_bytes()
+    };
+    let index =
+        |path: &std::path::Path, out: &std::path::Path, extra: &[&str], j: &str, force: bool| {
+            let mut args = vec!["index", "-q", "-j", j, "--index", out.to_str().unwrap()];
+            args.extend_from_slice(extra);
+            if force {
+                args.push("--force");
+            }
+            args.push(path.to_str().unwrap());
+            let o = lidx_with(&args, Rules::SILENT_ERROR);
+            assert_eq!(o.code, 0, "lidx {args:?}: {}", o.stderr);
+            std::fs::read(out).unwrap()
+        };
+    let cases: [(&str, &[u64], &[&str]); 5] = [
+        (
+            "iso, detected, with syslog, clf and unstamped lines",
+            &[0, 0, 0, 1, 2, 3, 4, 4, 5],
+            &["--time", "--tz", "Europe/Paris"],
+        ),
+        (
+            "iso with comma fractions, zoneless",
+            &[1, 1, 4],
+            &["--time", "--tz", "Europe/Paris"],
+        ),
+        (
+            "clf given",
+            &[3, 3, 4],
+            &["--time-format", "clf", "--tz", "UTC"],
+        ),
+        ("epoch-ms given", &[6, 4], &["--time-format", "epoch-ms"]),
+        (
+            "syslog (read in order)",
+            &[2, 2, 4],
+            &["--time", "--tz", "UTC"],
+        ),
+    ];
+    for (name, styles, extra) in cases {
+        let path = dir.path().join("t.log");
+        let text = make(&mut rng, styles, 1_500_000);
+        std::fs::write(&path, &text).unwrap();
+        for spacing in ["16384", "65536"] {
+            let mut a = extra.to_vec();
+            a.extend_from_slice(&["--spacing", spacing]);
+            let one = index(&path, &dir.path().join("one.lidx"), &a, "1", true);
+            for j in ["2", "3"] {
+                let many = index(&path, &dir.path().join("many.lidx"), &a, j, true);
+                assert!(
+                    one == many,
+                    "{name}, spacing {spacing}: -j {j} differs from -j 1"
+                );
+            }
+        }
+        // Grown: extended with -j 2, equal to a fresh -j 1 build.
+        let ext = dir.path().join("ext.lidx");
+        index(&path, &ext, extra, "2", true);
+        let more = make(&mut rng, styles, 700_000);
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap();
+        std::io::Write::write_all(&mut f, &more).unwrap();
+        drop(f);
+        let extended = index(&path, &ext, extra, "2", false);
+        let fresh = index(&path, &dir.path().join("fresh.lidx"), extra, "1", true);
+        crate::extend::assert_same_sidecar(
+            &extended,
+            &fresh,
+            &format!("{name}: extended with -j 2"),
+        );
+    }
+}
