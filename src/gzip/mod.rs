@@ -11,6 +11,7 @@
 pub mod header;
 pub mod inflate;
 pub mod text;
+mod zlib;
 
 pub use inflate::{AccessPoint, Event, Inflater};
 pub use text::{AccessPoints, GzText, access_points};
