@@ -11,6 +11,7 @@
 pub mod header;
 pub mod inflate;
 pub mod text;
+pub mod sparse;
 mod zlib;
 
 pub use inflate::{AccessPoint, Event, Inflater};

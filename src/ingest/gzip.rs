@@ -1,7 +1,9 @@
 //! Ingest of a gzip source: one streaming decode that counts lines into the
 //! checkpoint tree (at uncompressed offsets) and records an access point at
 //! the first deflate block boundary after every `span` bytes of text and at
-//! every member start, with its 32 KiB window raw-deflate-compressed.
+//! every member start, with its 32 KiB window raw-deflate-compressed after
+//! zeroing the bytes the following span never copies
+//! ([`crate::gzip::sparse`]).
 //!
 //! Layout written (spec §11): the tree pages as for plain sources, then the
 //! access-point pages, then the blob pages. Windows are spilled to a
@@ -132,7 +134,7 @@ fn text_head(gz: &dyn ReadAt) -> Vec<u8> {
 
 /// Builds the sidecar of `gz`, an archive that grew (members appended)
 /// since `old` was built for its prefix: copies the old checkpoints, access
-/// points and windows, and decodes only from the access point before the
+/// points and windows (making whole windows sparse), and decodes only from the access point before the
 /// last checkpoint. The result equals a fresh [`build()`] with the old
 /// spacing, span and page size.
 #[allow(clippy::too_many_arguments)]
@@ -154,8 +156,24 @@ pub(crate) fn extend(
     for i in 0..aps.count() {
         records.push(aps.record(i)?);
     }
+    // The old windows, made sparse as a fresh build makes them (a sidecar
+    // written before sparse windows holds whole ones): a window that is
+    // already sparse keeps its blob as stored.
     let mut blobs = Spill::new();
-    aps.copy_blobs(&mut |b| blobs.append(b))?;
+    let mut compressor = WindowCompressor::new();
+    for (i, r) in records.iter_mut().enumerate() {
+        let whole = aps.get(i)?.window;
+        let mut window = whole.clone();
+        crate::gzip::sparse::zero_unreferenced(gz, r.comp_bit, &mut window);
+        let blob = if window == whole {
+            aps.blob(r.blob_offset, r.blob_len as usize)?
+        } else {
+            compressor.compress(&window)
+        };
+        r.blob_offset = blobs.len;
+        r.blob_len = blob.len() as u32;
+        blobs.append(&blob)?;
+    }
     let last = records.last().map_or(0, |r| r.uncomp);
     let j = aps.find(from.offset.min(last))?;
     let at = Some(aps.get(j)?);
@@ -328,7 +346,12 @@ fn run_tolerant(
                     if let Some(prev) = records.last_mut() {
                         prev.span_crc = done.finalize();
                     }
-                    let window = inf.window();
+                    let mut window = inf.window();
+                    // Only the bytes the next span copies are kept (spec
+                    // §11.3, R-99); if the stream after this point does
+                    // not parse, the window stays whole and the decode
+                    // reports the damage.
+                    crate::gzip::sparse::zero_unreferenced(gz, comp_bit, &mut window);
                     let blob = if window.is_empty() {
                         Vec::new()
                     } else {
