@@ -3316,7 +3316,13 @@ fn whole_windows(sidecar: &[u8], gz: &[u8]) -> Vec<u8> {
         for (r, b) in chunk.iter().zip(body.chunks_mut(fmt::AP_RECORD_LEN)) {
             r.encode(b);
         }
-        fmt::encode_page(&mut page, PageKind::AccessPoints, id, chunk.len() as u16, &body);
+        fmt::encode_page(
+            &mut page,
+            PageKind::AccessPoints,
+            id,
+            chunk.len() as u16,
+            &body,
+        );
         out.extend_from_slice(&page);
         id += 1;
     }
@@ -3357,7 +3363,11 @@ fn legacy_files_are_read_verified_and_extended() {
         // The 1.1 writer stored whole windows; today's zeroes the bytes
         // the stream does not copy. With the windows made whole
         // again, the rest is byte for byte the old file.
-        let whole = if gzip { whole_windows(&new, &v.source) } else { new.clone() };
+        let whole = if gzip {
+            whole_windows(&new, &v.source)
+        } else {
+            new.clone()
+        };
         assert_eq!(legacy::to_legacy(&whole), v.sidecar, "{name}: legacy.rs");
         assert_eq!(
             all_answers(&v.source, v.sidecar.clone()),

@@ -12,9 +12,9 @@
 //! and ISIZE are checked when decoding started at its beginning.
 
 use super::header::{self, HeaderError};
+use super::zlib::{RawInflate, Status};
 use crate::error::{Error, Result, SourceDamage};
 use crate::io::ReadAt;
-use super::zlib::{RawInflate, Status};
 
 /// Bytes of history a deflate stream may refer back to.
 pub const WINDOW: usize = 32 * 1024;
@@ -380,9 +380,10 @@ impl<'s> Inflater<'s> {
             }
             self.fill(IN_SIZE / 2)?;
             let start = self.out_pos;
-            let step = self
-                .r
-                .inflate_block(&self.inb[self.in_start..self.in_end], &mut self.out[start..]);
+            let step = self.r.inflate_block(
+                &self.inb[self.in_start..self.in_end],
+                &mut self.out[start..],
+            );
             let produced = step.produced;
             self.in_start += step.used;
             if produced > 0 {
@@ -394,7 +395,11 @@ impl<'s> Inflater<'s> {
                 self.out_pos = (start + produced) & (OUT_SIZE - 1);
             }
             let outcome: Result<()> = match step.status {
-                Status::End => self.finish_member(),
+                Status::End { unused_bits } => {
+                    // The trailer starts at the byte after the end code.
+                    self.in_start -= usize::from(unused_bits / 8);
+                    self.finish_member()
+                }
                 Status::Boundary { unused_bits } => {
                     let comp_bit = self.at_file() * 8 - u64::from(unused_bits);
                     if comp_bit != self.last_boundary {

@@ -10,8 +10,8 @@
 
 pub mod header;
 pub mod inflate;
-pub mod text;
 pub mod sparse;
+pub mod text;
 mod zlib;
 
 pub use inflate::{AccessPoint, Event, Inflater};

@@ -132,7 +132,6 @@ impl<'s> Bits<'s> {
         let k = self.n % 8;
         self.drop_bits(k);
     }
-
 }
 
 /// A canonical Huffman code as a full lookup table indexed by the next
@@ -405,7 +404,8 @@ mod tests {
     fn span(src: &dyn ReadAt, ap: &AccessPoint, end: u64) -> Vec<u8> {
         let mut inf = Inflater::resume(src, ap).unwrap();
         let mut out = Vec::new();
-        inf.data_until(end, &mut |d| out.extend_from_slice(d)).unwrap();
+        inf.data_until(end, &mut |d| out.extend_from_slice(d))
+            .unwrap();
         out
     }
 
@@ -432,7 +432,11 @@ mod tests {
             let full = span(&src, ap, end);
             assert!(full == want, "{name}: full window at {} differs", ap.uncomp);
             let got = span(&src, &sparse, end);
-            assert!(got == want, "{name}: sparse window at {} differs", ap.uncomp);
+            assert!(
+                got == want,
+                "{name}: sparse window at {} differs",
+                ap.uncomp
+            );
         }
         (total, kept)
     }
@@ -446,7 +450,9 @@ mod tests {
             s ^= s << 13;
             s ^= s >> 7;
             s ^= s << 17;
-            t.extend_from_slice(format!("{} line {} err {}\n", s % 9973, s >> 40, s % 7).as_bytes());
+            t.extend_from_slice(
+                format!("{} line {} err {}\n", s % 9973, s >> 40, s % 7).as_bytes(),
+            );
         }
         for level in [0, 1, 6, 9] {
             let (total, kept) = check_all_spans(&format!("level {level}"), gz(&t, level), &t);

@@ -33,10 +33,14 @@ pub(crate) enum Status {
         /// Bits of the last consumed byte that belong to the next block.
         unused_bits: u8,
     },
-    /// The deflate stream ended (after the final block).
-    End,
-    /// Out of input or output space, or stopped after the final block's
-    /// end code: call again.
+    /// The deflate stream ended: the final block's end code was read.
+    /// `unused_bits` of the consumed input follow it (its last byte's
+    /// padding; any whole bytes among them belong to what follows).
+    End {
+        /// Bits of the consumed input after the end code.
+        unused_bits: u8,
+    },
+    /// Out of input or output space: call again.
     More,
     /// No progress was possible: the input ended (or the output is full).
     Stuck,
@@ -76,7 +80,11 @@ impl RawInflate {
                 std::mem::size_of::<z::z_stream>() as c_int,
             )
         };
-        assert_eq!(ret, z::Z_OK, "inflateInit2 cannot fail with valid arguments");
+        assert_eq!(
+            ret,
+            z::Z_OK,
+            "inflateInit2 cannot fail with valid arguments"
+        );
         RawInflate { strm }
     }
 
@@ -96,7 +104,11 @@ impl RawInflate {
         if bits > 0 {
             // SAFETY: an initialised stream; 1..=7 bits fit the bit buffer.
             let ret = unsafe {
-                z::inflatePrime(&mut *self.strm, c_int::from(bits), c_int::from(byte >> (8 - bits)))
+                z::inflatePrime(
+                    &mut *self.strm,
+                    c_int::from(bits),
+                    c_int::from(byte >> (8 - bits)),
+                )
             };
             debug_assert_eq!(ret, z::Z_OK);
         }
@@ -130,13 +142,18 @@ impl RawInflate {
         self.strm.next_out = std::ptr::null_mut();
         self.strm.avail_out = 0;
         let dt = self.strm.data_type;
+        // Bits still held in the bit buffer (zlib keeps < 8; zlib-rs may
+        // keep whole bytes too, so take them all).
+        let unused_bits = (dt & 63) as u8;
         let status = match ret {
-            z::Z_STREAM_END => Status::End,
-            z::Z_OK if dt & 128 != 0 && dt & 64 == 0 => Status::Boundary {
-                // Bits still held in the bit buffer (zlib keeps < 8;
-                // zlib-rs may keep whole bytes too, so take them all).
-                unused_bits: (dt & 63) as u8,
-            },
+            z::Z_STREAM_END => Status::End { unused_bits: 0 },
+            // Stopped after an end-of-block code (bit 7); bit 6: it was
+            // the final block's, so the stream ends here. (Z_BUF_ERROR
+            // too: the stop may need no new input.)
+            z::Z_OK | z::Z_BUF_ERROR if dt & 128 != 0 && dt & 64 != 0 => {
+                Status::End { unused_bits }
+            }
+            z::Z_OK | z::Z_BUF_ERROR if dt & 128 != 0 => Status::Boundary { unused_bits },
             z::Z_OK => Status::More,
             z::Z_BUF_ERROR => Status::Stuck,
             _ => Status::Invalid(self.message()),
