@@ -24,37 +24,40 @@ use crate::tree::Checkpoint;
 /// Default text bytes between access points.
 pub const DEFAULT_SPAN: u64 = 1 << 20;
 
-/// Deflates access-point windows (raw deflate, level 9) with one
-/// compressor reset between windows, rather than a new one each time: its
-/// state is a few hundred KiB to allocate and clear, more than the work on
-/// a short window.
-struct WindowCompressor(flate2::Compress);
+/// Deflates access-point windows: raw deflate at level 6 with zlib-rs
+/// (spec R-96). Measured on the sparse windows of a 1 GiB log's sidecar
+/// (1023 windows, 23% of their bytes kept): zlib-rs level 6 writes 3.28 MB
+/// in 0.27 s, `miniz_oxide` level 9 (the encoder before) 3.28 MB in 0.96 s
+/// — a third of the whole ingest — and zlib-rs level 9 3.23 MB in 1.6 s.
+struct WindowCompressor(Vec<u8>);
 
 impl WindowCompressor {
     fn new() -> WindowCompressor {
-        WindowCompressor(flate2::Compress::new(flate2::Compression::best(), false))
+        WindowCompressor(vec![
+            0;
+            zlib_rs::compress_bound(crate::gzip::inflate::WINDOW)
+        ])
     }
 
     fn compress(&mut self, w: &[u8]) -> Vec<u8> {
-        self.0.reset();
-        // Room for a stored encoding (5 bytes per 64 KiB block) and the
-        // end; grown if a level-9 encoding ever needs more.
-        let mut out = Vec::with_capacity(w.len() + 64);
-        loop {
-            let read = self.0.total_in() as usize;
-            let status = self
-                .0
-                .compress_vec(&w[read..], &mut out, flate2::FlushCompress::Finish)
-                .expect("deflating into a Vec cannot fail");
-            if status == flate2::Status::StreamEnd {
-                // Level 9 falls back to stored blocks: 32,773 bytes at most.
-                debug_assert!(out.len() <= crate::format::gzip::MAX_BLOB_LEN as usize);
-                return out;
-            }
-            out.reserve(out.capacity().max(64));
-        }
+        debug_assert!(w.len() <= crate::gzip::inflate::WINDOW);
+        let (out, ret) = zlib_rs::compress_slice(&mut self.0, w, WINDOW_DEFLATE);
+        // The buffer holds the bound for any window, so this cannot fail.
+        assert_eq!(ret, zlib_rs::ReturnCode::Ok, "deflating a window");
+        debug_assert!(out.len() <= crate::format::gzip::MAX_BLOB_LEN as usize);
+        out.to_vec()
     }
 }
+
+/// How windows are deflated: raw deflate (negative window bits),
+/// level 6, zlib's defaults otherwise.
+const WINDOW_DEFLATE: zlib_rs::DeflateConfig = zlib_rs::DeflateConfig {
+    level: 6,
+    method: zlib_rs::Method::Deflated,
+    window_bits: -15,
+    mem_level: 8,
+    strategy: zlib_rs::Strategy::Default,
+};
 
 /// Where a build starts: from scratch, or (extension) after the checkpoints
 /// and access points of an older sidecar of the same archive's prefix.
