@@ -1,7 +1,7 @@
 //! Streaming gzip decoding with resumable access points.
 //!
 //! Decodes all members of a gzip file with zlib-rs's raw inflate
-//! ([`super::zlib::RawInflate`], `inflate(Z_BLOCK)`), stopping at every
+//! (`src/gzip/zlib.rs`, `inflate(Z_BLOCK)`), stopping at every
 //! deflate block boundary. At a boundary the decoder's
 //! whole state is the compressed **bit offset** of the next block plus the
 //! 32 KiB of output before it (the window), so decoding can later resume
