@@ -460,6 +460,52 @@ mod tests {
         }
     }
 
+    /// Every block boundary of archives written by gzip and pigz (pigz
+    /// writes a stored block every 128 KiB; `-i` resets the history), with
+    /// some incompressible stretches (stored blocks).
+    #[test]
+    fn sparse_windows_of_gzip_and_pigz_archives() {
+        use std::io::Write;
+        use std::process::{Command, Stdio};
+        let mut t = Vec::new();
+        let mut s = 11u64;
+        while t.len() < 1_500_000 {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            if s % 97 == 0 {
+                t.extend((0..3000).map(|k| (s >> (k % 50)) as u8));
+            }
+            t.extend_from_slice(format!("{} GET /a/{} {}\n", s % 99991, s >> 44, s % 5).as_bytes());
+        }
+        for (tool, args) in [
+            ("gzip", &["-1", "-c"][..]),
+            ("gzip", &["-6", "-c"]),
+            ("gzip", &["-9", "-c"]),
+            ("pigz", &["-c"]),
+            ("pigz", &["-c", "-i", "-b", "64"]),
+        ] {
+            let Ok(mut child) = Command::new(tool)
+                .args(args)
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .spawn()
+            else {
+                eprintln!("SKIPPED: {tool} not found");
+                continue;
+            };
+            let mut stdin = child.stdin.take().unwrap();
+            let input = t.clone();
+            let writer = std::thread::spawn(move || stdin.write_all(&input));
+            let out = child.wait_with_output().unwrap();
+            writer.join().unwrap().unwrap();
+            assert!(out.status.success(), "{tool} failed");
+            let name = format!("{tool} {args:?}");
+            let (total, kept) = check_all_spans(&name, out.stdout, &t);
+            assert!(kept < total, "{name}: nothing zeroed");
+        }
+    }
+
     #[test]
     fn damage_keeps_the_whole_window() {
         let w = vec![7u8; 100];
