@@ -473,7 +473,7 @@ mod tests {
             s ^= s << 13;
             s ^= s >> 7;
             s ^= s << 17;
-            if s % 97 == 0 {
+            if s.is_multiple_of(97) {
                 t.extend((0..3000).map(|k| (s >> (k % 50)) as u8));
             }
             t.extend_from_slice(format!("{} GET /a/{} {}\n", s % 99991, s >> 44, s % 5).as_bytes());
