@@ -178,6 +178,43 @@ impl<'s> Inflater<'s> {
         v
     }
 
+    /// The compressed bytes from file offset `at` on: at least `want` of
+    /// them unless the file ends first, read ahead as decoding reads (so a
+    /// remote source sees one sequential stream). For the boundary just
+    /// reported: `at` is the byte holding its first bit, which the decoder
+    /// still buffers; an offset outside the buffered input gives nothing.
+    pub fn input_from(&mut self, at: u64, want: usize) -> Result<&[u8]> {
+        let end = self.in_base + self.in_end as u64;
+        if at < self.in_base || at > end {
+            return Ok(&[]);
+        }
+        if end - at < want as u64 && !self.eof() {
+            // Keep the bytes from `at` (at or before the decoder's
+            // position) and read on after them.
+            let keep = (at - self.in_base) as usize;
+            self.inb.copy_within(keep..self.in_end, 0);
+            self.in_base += keep as u64;
+            self.in_start -= keep;
+            self.in_end -= keep;
+            if self.inb.len() < want {
+                self.inb.resize(want.next_power_of_two(), 0);
+            }
+            while self.in_end < want && !self.eof() {
+                let cap = self.inb.len();
+                let n = self.src.read_at(
+                    &mut self.inb[self.in_end..cap],
+                    self.in_base + self.in_end as u64,
+                )?;
+                if n == 0 {
+                    break;
+                }
+                self.in_end += n;
+            }
+        }
+        let s = (at - self.in_base) as usize;
+        Ok(&self.inb[s..self.in_end.min(s + want)])
+    }
+
     fn at_file(&self) -> u64 {
         self.in_base + self.in_start as u64
     }

@@ -12,27 +12,33 @@
 //! proof is `tests::sparse_windows_decode_the_same` and the CLI tests).
 //!
 //! Whenever the parse cannot finish (damaged or truncated data, an
-//! unexpected code) the window is left whole: the decoder will find the
+//! unexpected code, more input than [`INPUT`]) the window is left whole: the decoder will find the
 //! damage itself, and a whole window is always correct.
 
-use crate::io::ReadAt;
+/// Compressed bytes after an access point that [`zero_unreferenced`] is
+/// given: 32 KiB of output needs far less in any real stream (a stored
+/// copy 32 KiB and a few bytes; literals of 15 bits each 60 KiB); a stream
+/// that needs more keeps its whole window.
+pub const INPUT: usize = 96 * 1024;
 
-/// Bytes of compressed input read at a time.
-const CHUNK: usize = 64 * 1024;
-/// The most compressed bytes the parse reads before giving up (keeping the
-/// whole window): 32 KiB of output needs far less in any real stream.
-const MAX_INPUT: u64 = 1 << 20;
-
-/// Zeroes the bytes of `window` (the output just before the deflate block
-/// that starts at compressed bit `comp_bit` of `src`) that no match in the
-/// following 32 KiB of output copies. Returns the number of bytes kept, or
-/// `None` when the stream could not be parsed (the window is unchanged).
-pub fn zero_unreferenced(src: &dyn ReadAt, comp_bit: u64, window: &mut [u8]) -> Option<usize> {
+/// Zeroes the bytes of `window` (the output just before a deflate block)
+/// that no match in the following 32 KiB of output copies. `input` holds
+/// the compressed bytes from the one holding the block's first bit, which
+/// is bit `skip_bits` (0..=7) of `input[0]`. Returns the number of bytes
+/// kept, or `None` when the stream could not be parsed within `input` (the
+/// window is unchanged).
+pub fn zero_unreferenced(input: &[u8], skip_bits: u8, window: &mut [u8]) -> Option<usize> {
     if window.is_empty() {
         return Some(0);
     }
     let mut used = vec![false; window.len()];
-    let mut bits = Bits::new(src, comp_bit)?;
+    let mut bits = Bits {
+        data: input,
+        at: 0,
+        acc: 0,
+        n: 0,
+    };
+    bits.take(u32::from(skip_bits))?;
     mark_references(&mut bits, &mut used)?;
     let mut kept = 0;
     for (b, &u) in window.iter_mut().zip(&used) {
@@ -45,63 +51,22 @@ pub fn zero_unreferenced(src: &dyn ReadAt, comp_bit: u64, window: &mut [u8]) -> 
     Some(kept)
 }
 
-/// A little-endian bit reader over a positional source.
-struct Bits<'s> {
-    src: &'s dyn ReadAt,
-    buf: Vec<u8>,
-    /// Next byte of `buf` to load.
+/// A little-endian bit reader over a byte slice.
+struct Bits<'a> {
+    data: &'a [u8],
+    /// Next byte of `data` to load.
     at: usize,
-    /// File offset of `buf[0]`.
-    base: u64,
-    /// File offset of the first byte read.
-    start: u64,
     acc: u64,
     n: u32,
 }
 
-impl<'s> Bits<'s> {
-    fn new(src: &'s dyn ReadAt, comp_bit: u64) -> Option<Bits<'s>> {
-        let mut b = Bits {
-            src,
-            buf: Vec::new(),
-            at: 0,
-            base: comp_bit / 8,
-            start: comp_bit / 8,
-            acc: 0,
-            n: 0,
-        };
-        b.load()?;
-        let skip = (comp_bit % 8) as u32;
-        if skip > 0 {
-            b.need(skip)?;
-            b.drop_bits(skip);
-        }
-        Some(b)
-    }
-
-    /// Reads the next chunk of input into `buf`; `None` at the end of the
-    /// file or past [`MAX_INPUT`].
-    fn load(&mut self) -> Option<()> {
-        let base = self.base + self.buf.len() as u64;
-        let len = self.src.len();
-        if base >= len || base - self.start >= MAX_INPUT {
-            return None;
-        }
-        let n = CHUNK.min((len - base) as usize);
-        self.buf.resize(n, 0);
-        self.src.read_exact_at(&mut self.buf, base).ok()?;
-        self.base = base;
-        self.at = 0;
-        Some(())
-    }
-
-    /// Ensures `k` (≤ 32) bits in the accumulator.
+impl Bits<'_> {
+    /// Ensures `k` (≤ 32) bits in the accumulator; `None` at the end of
+    /// the input.
     fn need(&mut self, k: u32) -> Option<()> {
         while self.n < k {
-            if self.at == self.buf.len() {
-                self.load()?;
-            }
-            self.acc |= u64::from(self.buf[self.at]) << self.n;
+            let b = *self.data.get(self.at)?;
+            self.acc |= u64::from(b) << self.n;
             self.at += 1;
             self.n += 8;
         }
@@ -131,6 +96,16 @@ impl<'s> Bits<'s> {
     fn align(&mut self) {
         let k = self.n % 8;
         self.drop_bits(k);
+    }
+
+    /// Skips `len` whole bytes (after [`Bits::align`]).
+    fn skip_bytes(&mut self, mut len: usize) -> Option<()> {
+        while len > 0 && self.n >= 8 {
+            self.drop_bits(8);
+            len -= 1;
+        }
+        self.at += len;
+        (self.at <= self.data.len()).then_some(())
     }
 }
 
@@ -248,21 +223,7 @@ fn mark_references(b: &mut Bits, used: &mut [bool]) -> Option<()> {
                     return None;
                 }
                 // Skip the stored bytes (only their count matters).
-                let mut left = len;
-                while left > 0 && b.n >= 8 {
-                    b.drop_bits(8);
-                    left -= 1;
-                }
-                let rest = left as usize;
-                let mut skip = rest;
-                while skip > 0 {
-                    if b.at == b.buf.len() {
-                        b.load()?;
-                    }
-                    let k = skip.min(b.buf.len() - b.at);
-                    b.at += k;
-                    skip -= k;
-                }
+                b.skip_bytes(len as usize)?;
                 p += u64::from(len);
             }
             1 => {
@@ -375,7 +336,7 @@ fn codes(
 mod tests {
     use super::*;
     use crate::gzip::{AccessPoint, Event, Inflater};
-    use crate::io::MemSource;
+    use crate::io::{MemSource, ReadAt};
 
     /// Every access point of `archive`, with its full window.
     fn access_points(src: &dyn ReadAt) -> Vec<AccessPoint> {
@@ -413,7 +374,7 @@ mod tests {
     /// after it decodes to the same bytes with the sparse window as with
     /// the full one and as the text itself; returns (window bytes, kept).
     pub(crate) fn check_all_spans(name: &str, archive: Vec<u8>, text: &[u8]) -> (usize, usize) {
-        let src = MemSource::new(archive);
+        let src = MemSource::new(archive.clone());
         let aps = access_points(&src);
         assert!(aps.len() > 1, "{name}: boundaries");
         let (mut total, mut kept) = (0, 0);
@@ -424,7 +385,9 @@ mod tests {
                 .max(ap.uncomp + 2 * super::super::inflate::WINDOW as u64)
                 .min(text.len() as u64);
             let mut sparse = ap.clone();
-            let k = zero_unreferenced(&src, ap.comp_bit, &mut sparse.window)
+            let input = &archive[(ap.comp_bit / 8) as usize..];
+            let input = &input[..input.len().min(INPUT)];
+            let k = zero_unreferenced(input, (ap.comp_bit % 8) as u8, &mut sparse.window)
                 .unwrap_or_else(|| panic!("{name}: parse failed at {}", ap.comp_bit));
             total += ap.window.len();
             kept += k;
@@ -510,12 +473,12 @@ mod tests {
     fn damage_keeps_the_whole_window() {
         let w = vec![7u8; 100];
         // A block type of 3 is invalid.
-        let src = MemSource::new(vec![0b111, 0, 0, 0]);
         let mut win = w.clone();
-        assert_eq!(zero_unreferenced(&src, 0, &mut win), None);
+        assert_eq!(zero_unreferenced(&[0b111, 0, 0, 0], 0, &mut win), None);
         assert_eq!(win, w);
-        // An empty source.
-        let src = MemSource::new(Vec::new());
-        assert_eq!(zero_unreferenced(&src, 0, &mut win), None);
+        // No input, or input that ends inside a block.
+        assert_eq!(zero_unreferenced(&[], 0, &mut win), None);
+        assert_eq!(zero_unreferenced(&[0b010, 0xff], 3, &mut win), None);
+        assert_eq!(win, w);
     }
 }

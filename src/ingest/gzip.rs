@@ -17,7 +17,7 @@ use super::{BuildOptions, SourceInfo, fingerprint};
 use crate::error::{Error, Result, SourceDamage};
 use crate::format::gzip::{self as fmt, AP_MEMBER_START, ApRecord};
 use crate::format::{self, GzipFields, PageKind, Superblock};
-use crate::gzip::{Event, Inflater};
+use crate::gzip::{Event, Inflater, sparse};
 use crate::io::ReadAt;
 use crate::tree::Checkpoint;
 
@@ -180,7 +180,10 @@ pub(crate) fn extend(
     for (i, r) in records.iter_mut().enumerate() {
         let whole = aps.get(i)?.window;
         let mut window = whole.clone();
-        crate::gzip::sparse::zero_unreferenced(gz, r.comp_bit, &mut window);
+        let at = r.comp_bit / 8;
+        let mut input = vec![0u8; sparse::INPUT.min(gz.len().saturating_sub(at) as usize)];
+        gz.read_exact_at(&mut input, at)?;
+        sparse::zero_unreferenced(&input, (r.comp_bit % 8) as u8, &mut window);
         let blob = if window == whole {
             aps.blob(r.blob_offset, r.blob_len as usize)?
         } else {
@@ -367,7 +370,8 @@ fn run_tolerant(
                     // §11.3, R-99); if the stream after this point does
                     // not parse, the window stays whole and the decode
                     // reports the damage.
-                    crate::gzip::sparse::zero_unreferenced(gz, comp_bit, &mut window);
+                    let input = inf.input_from(comp_bit / 8, sparse::INPUT)?;
+                    sparse::zero_unreferenced(input, (comp_bit % 8) as u8, &mut window);
                     let blob = if window.is_empty() {
                         Vec::new()
                     } else {
