@@ -46,7 +46,7 @@ hfs() { hyperfine --output=pipe --style none --export-json "$JSON" "$@" >/dev/nu
 
 echo "# lidx on gzip — $(date -u +%Y-%m-%d), $(nproc) cores, $(lscpu | sed -n 's/Model name: *//p')"
 echo
-echo "Archive: $F, $(stat -c %s "$F") bytes compressed (gzip -6), $SIZE bytes of text"
+echo "Archive: $F, $(stat -L -c %s "$F") bytes compressed (${GZ:+given, }gzip -6 when generated), $SIZE bytes of text (when generated)"
 echo
 cat "$F" >/dev/null
 rm -f "$F.lidx" "${F%.gz}.gzi" "$F.gzi"
@@ -68,7 +68,7 @@ echo "## 2. Index size"
 echo
 echo "| lidx sidecar (span 1 MiB) | gztool (default span 10 MiB) | gztool -s 1 (span 1 MiB) | archive |"
 echo "|---:|---:|---:|---:|"
-echo "| $SL | $SG | $SG1 | $(stat -c %s "$F") |"
+echo "| $SL | $SG | $SG1 | $(stat -L -c %s "$F") |"
 echo
 N=$((LINES - 10))
 A=$("$LIDX" lines "$F" "$N" | md5sum)
