@@ -76,7 +76,7 @@
 //! ```
 
 #![deny(missing_docs)]
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)]
 
 #[doc(hidden)]
 pub mod cache;

@@ -1,23 +1,20 @@
 //! Streaming gzip decoding with resumable access points.
 //!
-//! Decodes all members of a gzip file with `miniz_oxide`'s inflate core,
-//! stopping at every deflate block boundary. At a boundary the decoder's
+//! Decodes all members of a gzip file with zlib-rs's raw inflate
+//! (`src/gzip/zlib.rs`, `inflate(Z_BLOCK)`), stopping at every
+//! deflate block boundary. At a boundary the decoder's
 //! whole state is the compressed **bit offset** of the next block plus the
 //! 32 KiB of output before it (the window), so decoding can later resume
 //! there ([`Inflater::resume`]) instead of at the start — zran's idea, kept
-//! decoder-neutral (a bit offset and a window, nothing miniz-specific), and
+//! decoder-neutral (a bit offset and a window, nothing engine-specific), and
 //! without the stored-block prefix trick, so archives that contain stored
 //! blocks (pigz emits one every 128 KiB) are handled. Every member's CRC-32
 //! and ISIZE are checked when decoding started at its beginning.
 
 use super::header::{self, HeaderError};
+use super::zlib::{RawInflate, Status};
 use crate::error::{Error, Result, SourceDamage};
 use crate::io::ReadAt;
-use miniz_oxide::inflate::TINFLStatus;
-use miniz_oxide::inflate::core::inflate_flags::{
-    TINFL_FLAG_HAS_MORE_INPUT, TINFL_FLAG_STOP_ON_BLOCK_BOUNDARY,
-};
-use miniz_oxide::inflate::core::{BlockBoundaryState, DecompressorOxide, decompress};
 
 /// Bytes of history a deflate stream may refer back to.
 pub const WINDOW: usize = 32 * 1024;
@@ -73,7 +70,10 @@ pub struct Inflater<'s> {
     in_end: usize,
     out: Vec<u8>,
     out_pos: usize,
-    r: DecompressorOxide,
+    r: RawInflate,
+    /// Compressed bit offset of the last boundary reported (a decoder
+    /// may stop twice at one).
+    last_boundary: u64,
     total_out: u64,
     member_out: u64,
     crc: Option<crc32fast::Hasher>,
@@ -110,7 +110,8 @@ impl<'s> Inflater<'s> {
             in_end: 0,
             out: vec![0; OUT_SIZE],
             out_pos: 0,
-            r: DecompressorOxide::new(),
+            r: RawInflate::new(),
+            last_boundary: u64::MAX,
             total_out: 0,
             member_out: 0,
             crc: None,
@@ -133,14 +134,10 @@ impl<'s> Inflater<'s> {
         if num_bits > 0 {
             let mut b = [0u8];
             src.read_exact_at(&mut b, next - 1)?;
-            bit_buf = b[0] >> (8 - num_bits);
+            bit_buf = b[0];
         }
-        let st = BlockBoundaryState {
-            num_bits,
-            bit_buf,
-            ..BlockBoundaryState::default()
-        };
-        me.r = DecompressorOxide::from_block_boundary_state(&st);
+        me.r.resume(num_bits, bit_buf, &ap.window);
+        me.last_boundary = ap.comp_bit;
         let w = ap.window.len().min(WINDOW);
         me.out[..w].copy_from_slice(&ap.window[ap.window.len() - w..]);
         me.out_pos = w;
@@ -193,6 +190,43 @@ impl<'s> Inflater<'s> {
             v.extend_from_slice(&self.out[..self.out_pos]);
         }
         v
+    }
+
+    /// The compressed bytes from file offset `at` on: at least `want` of
+    /// them unless the file ends first, read ahead as decoding reads (so a
+    /// remote source sees one sequential stream). For the boundary just
+    /// reported: `at` is the byte holding its first bit, which the decoder
+    /// still buffers; an offset outside the buffered input gives nothing.
+    pub fn input_from(&mut self, at: u64, want: usize) -> Result<&[u8]> {
+        let end = self.in_base + self.in_end as u64;
+        if at < self.in_base || at > end {
+            return Ok(&[]);
+        }
+        if end - at < want as u64 && !self.eof() {
+            // Keep the bytes from `at` (at or before the decoder's
+            // position) and read on after them.
+            let keep = (at - self.in_base) as usize;
+            self.inb.copy_within(keep..self.in_end, 0);
+            self.in_base += keep as u64;
+            self.in_start -= keep;
+            self.in_end -= keep;
+            if self.inb.len() < want {
+                self.inb.resize(want.next_power_of_two(), 0);
+            }
+            while self.in_end < want && !self.eof() {
+                let cap = self.inb.len();
+                let n = self.src.read_at(
+                    &mut self.inb[self.in_end..cap],
+                    self.in_base + self.in_end as u64,
+                )?;
+                if n == 0 {
+                    break;
+                }
+                self.in_end += n;
+            }
+        }
+        let s = (at - self.in_base) as usize;
+        Ok(&self.inb[s..self.in_end.min(s + want)])
     }
 
     fn at_file(&self) -> u64 {
@@ -274,7 +308,7 @@ impl<'s> Inflater<'s> {
             match header::parse(&self.inb[self.in_start..self.in_end]) {
                 Ok(len) => {
                     self.in_start += len;
-                    self.r = DecompressorOxide::new();
+                    self.r.reset();
                     self.member_out = 0;
                     self.crc = Some(crc32fast::Hasher::new());
                     self.in_member = true;
@@ -388,6 +422,7 @@ impl<'s> Inflater<'s> {
             }
             if self.pending_start {
                 self.pending_start = false;
+                self.last_boundary = self.at_file() * 8;
                 return Ok(Some(Event::Boundary {
                     comp_bit: self.at_file() * 8,
                     uncomp: self.total_out,
@@ -395,21 +430,13 @@ impl<'s> Inflater<'s> {
                 }));
             }
             self.fill(IN_SIZE / 2)?;
-            let flags = TINFL_FLAG_STOP_ON_BLOCK_BOUNDARY
-                | if self.eof() {
-                    0
-                } else {
-                    TINFL_FLAG_HAS_MORE_INPUT
-                };
             let start = self.out_pos;
-            let (status, used, produced) = decompress(
-                &mut self.r,
+            let step = self.r.inflate_block(
                 &self.inb[self.in_start..self.in_end],
-                &mut self.out,
-                start,
-                flags,
+                &mut self.out[start..],
             );
-            self.in_start += used;
+            let produced = step.produced;
+            self.in_start += step.used;
             if produced > 0 {
                 if let Some(h) = self.crc.as_mut() {
                     h.update(&self.out[start..start + produced]);
@@ -418,26 +445,28 @@ impl<'s> Inflater<'s> {
                 self.member_out += produced as u64;
                 self.out_pos = (start + produced) & (OUT_SIZE - 1);
             }
-            let outcome: Result<()> = match status {
-                TINFLStatus::Done => self.finish_member(),
-                TINFLStatus::BlockBoundary => {
-                    let st = self.r.block_boundary_state().expect("at a block boundary");
-                    self.pending = Some(Boundary {
-                        comp_bit: self.at_file() * 8 - st.num_bits as u64,
-                        uncomp: self.total_out,
-                        member_start: false,
-                    });
+            let outcome: Result<()> = match step.status {
+                Status::End { unused_bits } => {
+                    // The trailer starts at the byte after the end code.
+                    self.in_start -= usize::from(unused_bits / 8);
+                    self.finish_member()
+                }
+                Status::Boundary { unused_bits } => {
+                    let comp_bit = self.at_file() * 8 - u64::from(unused_bits);
+                    if comp_bit != self.last_boundary {
+                        self.last_boundary = comp_bit;
+                        self.pending = Some(Boundary {
+                            comp_bit,
+                            uncomp: self.total_out,
+                            member_start: false,
+                        });
+                    }
                     Ok(())
                 }
-                TINFLStatus::HasMoreOutput => Ok(()),
-                TINFLStatus::NeedsMoreInput if self.eof() && self.in_start == self.in_end => {
-                    Err(self.truncated("deflate stream"))
-                }
-                TINFLStatus::NeedsMoreInput => Ok(()),
-                TINFLStatus::FailedCannotMakeProgress if self.eof() => {
-                    Err(self.truncated("deflate stream"))
-                }
-                other => Err(self.corrupt(format!("invalid deflate data ({other:?})"))),
+                Status::More => Ok(()),
+                Status::Stuck if self.eof() => Err(self.truncated("deflate stream")),
+                Status::Stuck => Err(self.corrupt("invalid deflate data (no progress)")),
+                Status::Invalid(why) => Err(self.corrupt(format!("invalid deflate data ({why})"))),
             };
             if let Err(e) = outcome {
                 if produced == 0 {

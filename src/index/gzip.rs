@@ -179,21 +179,8 @@ impl SidecarAps {
             })
             .collect())
     }
-
-    /// Passes the whole blob stream, page by page, to `f` (extension copies
-    /// it so that old records' blob offsets stay valid).
-    pub(crate) fn copy_blobs(&self, f: &mut dyn FnMut(&[u8]) -> Result<()>) -> Result<()> {
-        let payload = fmt::blob_payload(self.sb.page_size);
-        let first = self.sb.gzip.ap_first_page + self.sb.gzip.ap_pages;
-        for k in 0..self.sb.gzip.blob_pages {
-            let (page, n) = self.page(first + k, PageKind::Blob, payload)?;
-            f(&page[crate::format::PAGE_HEADER_LEN..crate::format::PAGE_HEADER_LEN + n])?;
-        }
-        Ok(())
-    }
-
     /// Reads `len` bytes of the blob stream at `off`.
-    fn blob(&self, off: u64, len: usize) -> Result<Vec<u8>> {
+    pub(crate) fn blob(&self, off: u64, len: usize) -> Result<Vec<u8>> {
         let payload = fmt::blob_payload(self.sb.page_size) as u64;
         let first = self.sb.gzip.ap_first_page + self.sb.gzip.ap_pages;
         let mut out = Vec::with_capacity(len);

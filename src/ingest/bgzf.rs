@@ -287,6 +287,15 @@ impl<'s> Members<'s> {
         }
     }
 
+    /// As [`Inflater::input_from`]; nothing before a stop (the window of a
+    /// member start is empty: nothing to make sparse).
+    pub(crate) fn input_from(&mut self, at: u64, want: usize) -> Result<&[u8]> {
+        match &mut self.tail {
+            Some(t) => t.input_from(at, want),
+            None => Ok(&[]),
+        }
+    }
+
     /// As [`Inflater::checked_end`]: every member handed on was checked.
     pub(crate) fn checked_end(&self) -> u64 {
         match &self.tail {
