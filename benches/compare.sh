@@ -29,7 +29,7 @@ JSON="$DIR/hf.json"
 
 cargo build --release --quiet --example genlog
 cargo build --release --quiet
-if [ ! -f "$F" ] || [ "$(stat -c %s "$F")" != "$SIZE" ]; then
+if [ ! -f "$F" ] || [ "$(stat -L -c %s "$F")" != "$SIZE" ]; then
   echo "generating $F ($SIZE bytes)..." >&2
   target/release/examples/genlog "$F" "$SIZE"
 fi
@@ -45,7 +45,7 @@ hf() { hyperfine -N --output=pipe --style none --export-json "$JSON" "$@" >/dev/
 {
 echo "# lidx benchmark — $(date -u +%Y-%m-%d), $(nproc) cores, $(lscpu | sed -n 's/Model name: *//p'), $(free -g | awk '/Mem/{print $2}') GiB RAM"
 echo
-echo "Source: $F, $SIZE bytes, $(stat -c %s "$F" | awk '{printf "%.2f GiB", $1/2^30}')"
+echo "Source: $F, $SIZE bytes, $(stat -L -c %s "$F" | awk '{printf "%.2f GiB", $1/2^30}')"
 echo
 
 # Correctness first: the compared tools agree.
@@ -93,7 +93,7 @@ import sys
 for l in sys.stdin:
     c = [x.strip() for x in l.split('|')]
     if len(c) > 5 and c[1] in ('10000', '1000000'):
-        print(f'| hot lookup by line, {c[1]} checkpoints (in-process) | {c[4]} ns | | | ≤ {20 if c[1] == "10000" else 60} ns |')
+        print(f'| hot lookup by line, {c[1]} checkpoints (in-process) | {c[4]} ns | | | ≤ {20 if int(c[1]) == 10000 else 60} ns |')
 "
 echo
 fi
@@ -186,7 +186,7 @@ echo
 fi
 echo "## 3. Sidecar size"
 echo
-SC=$(stat -c %s "$F.lidx")
+SC=$(stat -L -c %s "$F.lidx")
 echo "$SC bytes for $SIZE bytes of source: $(python3 -c "print(f'{$SC*100/$SIZE:.4f}%')") (default spacing 65536, page size 4096)"
 echo
 } | tee "$REPORT"

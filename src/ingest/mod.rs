@@ -177,6 +177,7 @@ fn scan_range(
             &mut |cp| tree.push(cp, sink),
             time,
             workers,
+            buffer_size * parallel::BATCH,
             buffer_size,
             parallel::GRAIN,
             progress,

@@ -192,17 +192,6 @@ pub(crate) struct Prefix<'a> {
 }
 
 impl Prefix<'_> {
-    /// Fills `counts` with the prefix counts of `block`.
-    pub(crate) fn make(block: &[u8], grain: usize, counts: &mut Vec<u32>) {
-        counts.clear();
-        counts.push(0);
-        let mut total = 0u32;
-        for g in block.chunks(grain) {
-            total += count_newlines(g) as u32;
-            counts.push(total);
-        }
-    }
-
     /// Newlines in `buf[..x]`: from the nearer of the two counts around
     /// `x`.
     #[inline]
