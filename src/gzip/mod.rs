@@ -12,7 +12,7 @@ pub mod header;
 pub mod inflate;
 pub mod sparse;
 pub mod text;
-mod zlib;
+pub(crate) mod zlib;
 
 pub use inflate::{AccessPoint, Event, Inflater};
 pub use text::{AccessPoints, GzText, access_points};

@@ -20,6 +20,7 @@
 //! reported as it always is.
 
 use crate::error::Result;
+use crate::gzip::zlib::{RawInflate, Status};
 use crate::gzip::{Event, Inflater, header};
 use crate::io::{AlignedBuf, ReadAt};
 use parking_lot::{Condvar, Mutex};
@@ -314,7 +315,7 @@ impl Drop for Members<'_> {
 
 /// A worker: claims runs of members, decodes them, sends them on.
 fn worker(gz: &dyn ReadAt, shared: &Shared, ahead: u64, tx: mpsc::Sender<(u64, Job)>) {
-    let mut inflater = flate2::Decompress::new(false);
+    let mut inflater = RawInflate::new();
     let mut buf = AlignedBuf::zeroed(0);
     loop {
         let (n, from, sizes, stop_at) = {
@@ -377,7 +378,7 @@ fn walk(gz: &dyn ReadAt, from: u64) -> (Vec<u64>, Option<u64>) {
 /// stops before the first that does not decode and check.
 fn decode(
     gz: &dyn ReadAt,
-    inflater: &mut flate2::Decompress,
+    inflater: &mut RawInflate,
     buf: &mut AlignedBuf,
     from: u64,
     sizes: &[u64],
@@ -408,39 +409,41 @@ fn decode(
     job
 }
 
-/// Inflates the whole gzip member `m` onto `text`, checking its CRC-32 and
-/// length; returns its header's length, or `None` (and `text` as it was)
-/// if anything is not as it should be.
-fn inflate_member(
-    inflater: &mut flate2::Decompress,
-    m: &[u8],
-    text: &mut Vec<u8>,
-) -> Option<usize> {
+/// Inflates the whole gzip member `m` onto `text` (with zlib-rs, as the
+/// sequential decoder), checking its CRC-32 and length and that its
+/// deflate data ends right at the trailer; returns its header's length, or
+/// `None` (and `text` as it was) if anything is not as it should be.
+fn inflate_member(inflater: &mut RawInflate, m: &[u8], text: &mut Vec<u8>) -> Option<usize> {
     let h = header::parse(m).ok()?;
     let trailer = m.len().checked_sub(8).filter(|&t| t >= h)?;
     let crc = u32::from_le_bytes(m[trailer..trailer + 4].try_into().ok()?);
-    let isize = u32::from_le_bytes(m[trailer + 4..].try_into().ok()?);
-    if u64::from(isize) > MAX_MEMBER_TEXT {
+    let isize = u32::from_le_bytes(m[trailer + 4..].try_into().ok()?) as usize;
+    if isize as u64 > MAX_MEMBER_TEXT {
         return None;
     }
     let start = text.len();
     // One byte more than promised, to see a stream that would go on.
-    text.resize(start + isize as usize + 1, 0);
-    inflater.reset(false);
-    let status = inflater.decompress(
-        &m[h..trailer],
-        &mut text[start..],
-        flate2::FlushDecompress::Finish,
-    );
-    let ok = matches!(status, Ok(flate2::Status::StreamEnd))
-        && inflater.total_in() == (trailer - h) as u64
-        && inflater.total_out() == u64::from(isize)
-        && crc32fast::hash(&text[start..start + isize as usize]) == crc;
-    if !ok {
+    text.resize(start + isize + 1, 0);
+    inflater.reset();
+    let input = &m[h..trailer];
+    let (mut used, mut made) = (0usize, 0usize);
+    let ok = loop {
+        let step = inflater.inflate_block(&input[used..], &mut text[start + made..]);
+        used += step.used;
+        made += step.produced;
+        match step.status {
+            Status::End { unused_bits } => {
+                break used - unused_bits as usize / 8 == input.len() && made == isize;
+            }
+            Status::Boundary { .. } | Status::More if step.used + step.produced > 0 => {}
+            _ => break false,
+        }
+    };
+    if !ok || crc32fast::hash(&text[start..start + isize]) != crc {
         text.truncate(start);
         return None;
     }
-    text.truncate(start + isize as usize);
+    text.truncate(start + isize);
     Some(h)
 }
 
