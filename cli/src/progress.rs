@@ -19,8 +19,8 @@ const DELAY: Duration = Duration::from_millis(400);
 const TEMPLATE: &str = "lidx: {prefix} {msg} {wide_bar} {percent:>3}% {bytes}/{total_bytes} {binary_bytes_per_sec} ETA {eta}";
 
 /// The tests' way to see the bar on a small file:
-/// `LIDX_TEST_SLOW_BUILD=MS` sleeps MS at each report (one per 128 KiB
-/// read).
+/// `LIDX_TEST_SLOW_BUILD=MS` sleeps MS at each report (one per block
+/// read: 1 MiB in a parallel build of a plain file, 128 KiB otherwise).
 fn test_slowness() -> Option<Duration> {
     static SLOW: std::sync::OnceLock<Option<Duration>> = std::sync::OnceLock::new();
     *SLOW.get_or_init(|| {

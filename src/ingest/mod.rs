@@ -216,20 +216,26 @@ fn workers(threads: usize) -> usize {
 /// would read most bytes again anyway.
 const PARALLEL_MIN_SPACING: u64 = 4 * parallel::GRAIN as u64;
 
+/// The error for a source that ended before the length it had when its
+/// build began.
+fn shrank(src: &dyn ReadAt) -> Error {
+    Error::io(
+        "read",
+        src.path(),
+        std::io::Error::new(
+            std::io::ErrorKind::UnexpectedEof,
+            "file shrank while being indexed",
+        ),
+    )
+}
+
 /// Reads the next bytes of `src` at `at` (before `end`) into `buf`; at
 /// least one, or the file shrank while it was being indexed.
 fn read_more(src: &dyn ReadAt, buf: &mut [u8], at: u64, end: u64) -> Result<usize> {
     let want = buf.len().min((end - at) as usize);
     let n = src.read_full_at(&mut buf[..want], at)?;
     if n == 0 {
-        return Err(Error::io(
-            "read",
-            src.path(),
-            std::io::Error::new(
-                std::io::ErrorKind::UnexpectedEof,
-                "file shrank while being indexed",
-            ),
-        ));
+        return Err(shrank(src));
     }
     Ok(n)
 }

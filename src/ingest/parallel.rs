@@ -268,14 +268,7 @@ fn read_block(
             at - pre as u64 + filled as u64,
         )?;
         if got < n {
-            return Err(Error::io(
-                "read",
-                src.path(),
-                std::io::Error::new(
-                    std::io::ErrorKind::UnexpectedEof,
-                    "file shrank while being indexed",
-                ),
-            ));
+            return Err(super::shrank(src));
         }
         filled += n;
         // The grains of the block read so far (the last may be short).

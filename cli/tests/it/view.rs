@@ -838,11 +838,12 @@ fn index_shows_a_progress_bar_on_a_terminal() {
     let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(6));
     std::io::Write::write_all(&mut gz, &text).unwrap();
     std::fs::write(dir.path().join("big.log.gz"), gz.finish().unwrap()).unwrap();
-    // A plain build reports every 128 KiB read; a gzip build at its first
-    // access point, then every 4 MiB of compressed bytes (here: only at
-    // the end), so each of its reports is made longer.
+    // A plain build reports every block its workers read (1 MiB; the
+    // file is under 3 MiB), a gzip build at its first access point, then
+    // every 4 MiB of compressed bytes (here: only at the end), so their
+    // reports are made long enough for the bar to show (after 0.4 s).
     for (name, slow) in [
-        ("big.log", "LIDX_TEST_SLOW_BUILD=100"),
+        ("big.log", "LIDX_TEST_SLOW_BUILD=400"),
         ("big.log.gz", "LIDX_TEST_SLOW_BUILD=600"),
     ] {
         let Some(p) =
