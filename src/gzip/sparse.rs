@@ -428,8 +428,6 @@ mod tests {
     /// some incompressible stretches (stored blocks).
     #[test]
     fn sparse_windows_of_gzip_and_pigz_archives() {
-        use std::io::Write;
-        use std::process::{Command, Stdio};
         let mut t = Vec::new();
         let mut s = 11u64;
         while t.len() < 1_500_000 {
@@ -448,23 +446,11 @@ mod tests {
             ("pigz", &["-c"]),
             ("pigz", &["-c", "-i", "-b", "64"]),
         ] {
-            let Ok(mut child) = Command::new(tool)
-                .args(args)
-                .stdin(Stdio::piped())
-                .stdout(Stdio::piped())
-                .spawn()
-            else {
-                eprintln!("SKIPPED: {tool} not found");
+            let Some(archive) = crate::gzip::compress_with(tool, args, &t) else {
                 continue;
             };
-            let mut stdin = child.stdin.take().unwrap();
-            let input = t.clone();
-            let writer = std::thread::spawn(move || stdin.write_all(&input));
-            let out = child.wait_with_output().unwrap();
-            writer.join().unwrap().unwrap();
-            assert!(out.status.success(), "{tool} failed");
             let name = format!("{tool} {args:?}");
-            let (total, kept) = check_all_spans(&name, out.stdout, &t);
+            let (total, kept) = check_all_spans(&name, archive, &t);
             assert!(kept < total, "{name}: nothing zeroed");
         }
     }

@@ -466,14 +466,7 @@ fn run_with(
                     blobs.append(&blob)?;
                 }
                 let at = comp_bit / 8;
-                if at >= next_progress {
-                    if !progress(at) {
-                        return Err(Error::Cancelled {
-                            path: gz.path().to_path_buf(),
-                        });
-                    }
-                    next_progress = at + (4 << 20);
-                }
+                super::report_compressed(progress, at, &mut next_progress, gz)?;
             }
         }
     }

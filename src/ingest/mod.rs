@@ -167,7 +167,7 @@ fn scan_range(
     if workers > 1
         && opts.spacing >= PARALLEL_MIN_SPACING
         && end - from >= 4 * buffer_size as u64
-        && time.as_ref().is_none_or(|t| t.stamper_alone().is_some())
+        && time.as_ref().is_none_or(|t| !t.reads_in_order())
     {
         return parallel::scan(
             src,
@@ -215,6 +215,26 @@ fn workers(threads: usize) -> usize {
 /// The smallest spacing scanned in parallel: below a few grains, the scan
 /// would read most bytes again anyway.
 const PARALLEL_MIN_SPACING: u64 = 4 * parallel::GRAIN as u64;
+
+/// Reports compressed offset `at` of `src` to `progress` once it reaches
+/// `*next`, then again 4 MiB later (a build of a compressed source
+/// reports as it decodes, not per read); a false answer cancels.
+pub(crate) fn report_compressed(
+    progress: &mut dyn FnMut(u64) -> bool,
+    at: u64,
+    next: &mut u64,
+    src: &dyn ReadAt,
+) -> Result<()> {
+    if at >= *next {
+        if !progress(at) {
+            return Err(Error::Cancelled {
+                path: src.path().to_path_buf(),
+            });
+        }
+        *next = at + (4 << 20);
+    }
+    Ok(())
+}
 
 /// The error for a source that ended before the length it had when its
 /// build began.

@@ -217,8 +217,12 @@ impl TimeBuilder {
     /// ([`crate::time::Stamper::stamp_alone`]), or `None` when the format
     /// is read in order only (syslog's).
     pub(crate) fn stamper_alone(&self) -> Option<Stamper> {
-        let s = self.state.stamper.format().stamper();
-        (!s.reads_in_order()).then_some(s)
+        (!self.reads_in_order()).then(|| self.state.stamper.format().stamper())
+    }
+
+    /// True when the format's stamps are read in order only (syslog's).
+    pub(crate) fn reads_in_order(&self) -> bool {
+        self.state.stamper.reads_in_order()
     }
 
     /// The line starting at `start`, read out of order: its time as

@@ -179,14 +179,7 @@ pub fn build(
         }
         records.push(record(f, d));
         let at = f.comp + f.comp_len as u64;
-        if at >= next_progress {
-            if !progress(at) {
-                return Err(Error::Cancelled {
-                    path: src.path().to_path_buf(),
-                });
-            }
-            next_progress = at + (4 << 20);
-        }
+        super::report_compressed(progress, at, &mut next_progress, src)?;
         Ok(())
     })?;
     scanner.finish(&mut |cp| {
@@ -271,14 +264,7 @@ pub(crate) fn extend(
                 kept.push(record(f, d));
             }
             let at = f.comp + f.comp_len as u64;
-            if at >= next_progress {
-                if !progress(at) {
-                    return Err(Error::Cancelled {
-                        path: src.path().to_path_buf(),
-                    });
-                }
-                next_progress = at + (4 << 20);
-            }
+            super::report_compressed(progress, at, &mut next_progress, src)?;
             Ok(())
         },
     )?;
