@@ -1509,23 +1509,63 @@ fn annotations_match_the_vectors() {
                 assert_eq!(want.len() as i64, n, "{}: row {r:?}", t.caption);
                 continue;
             }
-            if let Some((rec, sub)) = field
-                .strip_prefix("records[")
-                .and_then(|f| f.split_once("]."))
+            // An access-point record's field (Tables 19 and 20) or a zstd
+            // frame record's (Tables 29 and 30): where the record table says,
+            // and its CRC field over the text range the row names.
+            // (field prefix, page kind, body table, record table, its
+            // number, record length, CRC field, how to get the text)
+            type RecordKind = (
+                &'static str,
+                PageKind,
+                &'static str,
+                &'static str,
+                &'static str,
+                i64,
+                &'static str,
+                fn(&[u8]) -> Vec<u8>,
+            );
+            let records: [RecordKind; 2] = [
+                (
+                    "records[",
+                    PageKind::AccessPoints,
+                    "Access-point page body",
+                    "Access-point record",
+                    "Table 19",
+                    gzfmt::AP_RECORD_LEN as i64,
+                    "span_crc",
+                    gunzip,
+                ),
+                (
+                    "frames[",
+                    PageKind::Frames,
+                    "Frame-record page body",
+                    "Frame record",
+                    "Table 29",
+                    zfmt::FRAME_RECORD_LEN as i64,
+                    "text_crc",
+                    unzstd,
+                ),
+            ];
+            if let Some((rec, sub, (_, kind, body, record, number, len, crc_field, decode))) =
+                records.iter().find_map(|k| {
+                    field
+                        .strip_prefix(k.0)
+                        .and_then(|f| f.split_once("]."))
+                        .map(|(rec, sub)| (rec, sub, k))
+                })
             {
-                // An access-point record's field (Tables 19 and 20).
-                assert_eq!(pg[4], PageKind::AccessPoints as u8, "{}", t.caption);
+                assert_eq!(pg[4], *kind as u8, "{}", t.caption);
                 let i: i64 = rec.parse().expect("record index");
-                let bt = table(&s, "Access-point page body");
+                let bt = table(&s, body);
                 let row = bt.rows.iter().find(|b| strip_ticks(&b[3]) == "records");
                 let base = eval(&row.expect("records row")[0], n, p as i64);
-                let rt = table(&s, "Access-point record");
+                let rt = table(&s, record);
                 let row = rt
                     .rows
                     .iter()
                     .find(|b| strip_ticks(&b[3]) == sub)
-                    .unwrap_or_else(|| panic!("Table 19 has no {sub}"));
-                let o = base + i * gzfmt::AP_RECORD_LEN as i64 + eval(&row[0], 0, 0);
+                    .unwrap_or_else(|| panic!("{number} has no {sub}"));
+                let o = base + i * len + eval(&row[0], 0, 0);
                 assert_eq!(at as i64, o, "{}: row {r:?}", t.caption);
                 assert_eq!(
                     Some(want.len() as i64),
@@ -1533,7 +1573,7 @@ fn annotations_match_the_vectors() {
                     "{}: row {r:?}",
                     t.caption
                 );
-                if sub == "span_crc" {
+                if sub == *crc_field {
                     // "CRC of the text A..B": those bytes of the text.
                     let (_, range) = r[vc]
                         .split_once("CRC of the text ")
@@ -1542,45 +1582,7 @@ fn annotations_match_the_vectors() {
                         .split_once("..")
                         .map(|(a, b)| (ints(a)[0] as usize, ints(b)[0] as usize))
                         .expect("a range");
-                    let text = gunzip(&v.source);
-                    let crc = crc_from_parameters(&text[a..b]).to_le_bytes();
-                    assert_eq!(want, crc, "{}: row {r:?}", t.caption);
-                }
-                continue;
-            }
-            if let Some((rec, sub)) = field
-                .strip_prefix("frames[")
-                .and_then(|f| f.split_once("]."))
-            {
-                // A zstd frame record's field (Tables 29 and 30).
-                assert_eq!(pg[4], PageKind::Frames as u8, "{}", t.caption);
-                let i: i64 = rec.parse().expect("record index");
-                let bt = table(&s, "Frame-record page body");
-                let row = bt.rows.iter().find(|b| strip_ticks(&b[3]) == "records");
-                let base = eval(&row.expect("records row")[0], n, p as i64);
-                let rt = table(&s, "Frame record");
-                let row = rt
-                    .rows
-                    .iter()
-                    .find(|b| strip_ticks(&b[3]) == sub)
-                    .unwrap_or_else(|| panic!("Table 29 has no {sub}"));
-                let o = base + i * zfmt::FRAME_RECORD_LEN as i64 + eval(&row[0], 0, 0);
-                assert_eq!(at as i64, o, "{}: row {r:?}", t.caption);
-                assert_eq!(
-                    Some(want.len() as i64),
-                    type_size(&row[2], 0),
-                    "{}: row {r:?}",
-                    t.caption
-                );
-                if sub == "text_crc" {
-                    let (_, range) = r[vc]
-                        .split_once("CRC of the text ")
-                        .unwrap_or_else(|| panic!("{}: row {r:?}", t.caption));
-                    let (a, b) = range
-                        .split_once("..")
-                        .map(|(a, b)| (ints(a)[0] as usize, ints(b)[0] as usize))
-                        .expect("a range");
-                    let text = unzstd(&v.source);
+                    let text = decode(&v.source);
                     let crc = crc_from_parameters(&text[a..b]).to_le_bytes();
                     assert_eq!(want, crc, "{}: row {r:?}", t.caption);
                 }
