@@ -106,6 +106,9 @@ struct GzipJson {
     compressed_size: u64,
     access_points: u64,
     span: u64,
+    /// Every access point is a member start: no windows stored (BGZF,
+    /// `lidx pack --format gz`).
+    windowless: bool,
 }
 
 /// What the verdict rests on, in words (`lidx info`).
@@ -140,8 +143,13 @@ pub fn run(a: InfoArgs) -> lidx::Result<Status> {
     let pct = i.sidecar_percent();
     let gz_text = match i.gzip {
         Some((size, aps, span)) => format!(
-            "gzip:         source size is the uncompressed text; {size} bytes compressed, {}, span {span} bytes\n",
-            lidx::count_of(aps as u64, "access point", "access points")
+            "gzip:         source size is the uncompressed text; {size} bytes compressed, {}, span {span} bytes{}\n",
+            lidx::count_of(aps as u64, "access point", "access points"),
+            if i.windowless {
+                "; member starts only, no windows (BGZF or lidx pack)"
+            } else {
+                ""
+            }
         ),
         None => String::new(),
     };
@@ -178,6 +186,7 @@ pub fn run(a: InfoArgs) -> lidx::Result<Status> {
                 compressed_size: size,
                 access_points: aps as u64,
                 span: span.into(),
+                windowless: i.windowless,
             }),
             zstd: i.zstd.map(|(size, frames, largest)| ZstdJson {
                 compressed_size: size,

@@ -2,7 +2,8 @@
 //! the only module of the crate with `unsafe`, confined to the calls into
 //! that API as zran.c makes them — `inflate(Z_BLOCK)` to stop at every
 //! deflate block boundary, `data_type` to read the bit position there,
-//! `inflatePrime` and `inflateSetDictionary` to resume at one.
+//! `inflatePrime` and `inflateSetDictionary` to resume at one — and to
+//! [`GzipDeflate`], the gzip member encoder of `lidx pack --format gz`.
 //!
 //! Measured on this project's 2-core VM, under load (a 1 GiB log, pigz
 //! -6, 244 MB; MB/s of output, medians of 5, the engines run alternately;
@@ -212,6 +213,101 @@ impl Drop for RawInflate {
         // SAFETY: an initialised stream, ended once.
         unsafe {
             z::inflateEnd(&mut *self.strm);
+        }
+    }
+}
+
+/// A gzip member encoder over zlib-rs's `deflate` (a gzip wrapper:
+/// zlib's 10-byte header with no name and no time, the deflate stream,
+/// the CRC-32 and length trailer). One encoder makes many members.
+///
+/// zlib-rs rather than flate2's default `miniz_oxide` backend: at level 6
+/// it compresses a log about 1.5× faster here, to the same size within
+/// 1% (both are zlib's algorithm; `lidx pack --format gz` is measured
+/// against pigz, which runs C zlib).
+pub(crate) struct GzipDeflate {
+    // Boxed: the stream must not move while zlib's state refers to it.
+    strm: Box<z::z_stream>,
+}
+
+// SAFETY: as for RawInflate: the stream's pointers refer only to its own
+// heap state between calls.
+unsafe impl Send for GzipDeflate {}
+
+impl GzipDeflate {
+    /// An encoder at `level` (0..=9), or `None` for a level zlib refuses.
+    pub fn new(level: i32) -> Option<GzipDeflate> {
+        let mut strm = Box::new(z::z_stream::default());
+        // SAFETY: a default-initialised z_stream, the library's own
+        // version string and size; 31 = a 32 KiB window with a gzip
+        // wrapper, 8 = zlib's default memLevel.
+        let ret = unsafe {
+            z::deflateInit2_(
+                &mut *strm,
+                level,
+                z::Z_DEFLATED,
+                31,
+                8,
+                z::Z_DEFAULT_STRATEGY,
+                z::zlibVersion(),
+                std::mem::size_of::<z::z_stream>() as c_int,
+            )
+        };
+        if ret != z::Z_OK {
+            return None;
+        }
+        Some(GzipDeflate { strm })
+    }
+
+    /// Appends one whole gzip member holding `text` to `out`.
+    pub fn member(&mut self, text: &[u8], out: &mut Vec<u8>) -> Result<(), &'static str> {
+        // SAFETY: an initialised stream.
+        if unsafe { z::deflateReset(&mut *self.strm) } != z::Z_OK {
+            return Err("deflateReset failed");
+        }
+        let mut input = text;
+        loop {
+            // zlib counts in 32 bits: feed at most 1 GiB a call.
+            let take = input.len().min(1 << 30);
+            let last = take == input.len();
+            // SAFETY: an initialised stream; deflateBound only reads it.
+            let bound = unsafe { z::deflateBound(&mut *self.strm, take as z::uLong) } as usize;
+            out.reserve(bound + 64);
+            let spare = out.spare_capacity_mut();
+            let out_len = spare.len().min(u32::MAX as usize);
+            self.strm.next_in = input.as_ptr();
+            self.strm.avail_in = take as z::uInt;
+            self.strm.next_out = spare.as_mut_ptr().cast::<u8>();
+            self.strm.avail_out = out_len as z::uInt;
+            let flush = if last { z::Z_FINISH } else { z::Z_NO_FLUSH };
+            // SAFETY: next_in/next_out point into `input` and the spare
+            // capacity of `out`, valid for avail_in/avail_out bytes for
+            // the call; they are cleared after it.
+            let ret = unsafe { z::deflate(&mut *self.strm, flush) };
+            let used = take - self.strm.avail_in as usize;
+            let produced = out_len - self.strm.avail_out as usize;
+            self.strm.next_in = std::ptr::null();
+            self.strm.avail_in = 0;
+            self.strm.next_out = std::ptr::null_mut();
+            self.strm.avail_out = 0;
+            // SAFETY: deflate wrote `produced` bytes into the spare
+            // capacity.
+            unsafe { out.set_len(out.len() + produced) };
+            input = &input[used..];
+            match ret {
+                z::Z_STREAM_END => return Ok(()),
+                z::Z_OK | z::Z_BUF_ERROR => {}
+                _ => return Err("deflate failed"),
+            }
+        }
+    }
+}
+
+impl Drop for GzipDeflate {
+    fn drop(&mut self) {
+        // SAFETY: an initialised stream, ended once.
+        unsafe {
+            z::deflateEnd(&mut *self.strm);
         }
     }
 }

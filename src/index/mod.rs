@@ -127,6 +127,10 @@ pub struct Info {
     /// zstd seekable sources (spec §13): (archive size, frames, the
     /// largest frame's text in bytes); `None` for other sources.
     pub zstd: Option<(u64, u32, u32)>,
+    /// gzip sources whose every access point is a member start, so the
+    /// sidecar holds no windows: BGZF (bgzip) archives and those of
+    /// `lidx pack --format gz`. False for other sources.
+    pub windowless: bool,
 }
 
 impl Info {
@@ -496,6 +500,9 @@ impl Index {
                 self.sb.gzip.ap_count,
                 self.sb.gzip.span,
             )),
+            windowless: self.sb.source_kind == format::SOURCE_KIND_GZIP
+                && self.sb.gzip.ap_count > 0
+                && self.sb.gzip.blob_pages == 0,
         }
     }
 

@@ -460,7 +460,7 @@ fn write_frames(
 /// A frame compressor of one format.
 enum Codec {
     Zst(Box<zstd::bulk::Compressor<'static>>),
-    Gz(flate2::Compression),
+    Gz(Box<crate::gzip::zlib::GzipDeflate>),
 }
 
 impl Codec {
@@ -473,7 +473,9 @@ impl Codec {
                     .map_err(|e| Error::InvalidArgument(format!("zstd encoder: {e}")))?;
                 Ok(Codec::Zst(Box::new(c)))
             }
-            PackFormat::Gz => Ok(Codec::Gz(flate2::Compression::new(level as u32))),
+            PackFormat::Gz => crate::gzip::zlib::GzipDeflate::new(level)
+                .map(|d| Codec::Gz(Box::new(d)))
+                .ok_or_else(|| Error::InvalidArgument(format!("gzip level {level}: not 0..=9"))),
         }
     }
 
@@ -484,12 +486,11 @@ impl Codec {
             Codec::Zst(c) => c
                 .compress(text)
                 .map_err(|e| Error::InvalidArgument(format!("zstd compression: {e}"))),
-            Codec::Gz(level) => {
-                let mut e =
-                    flate2::write::GzEncoder::new(Vec::with_capacity(text.len() / 3 + 64), *level);
-                e.write_all(text)
-                    .and_then(|_| e.finish())
-                    .map_err(|e| Error::InvalidArgument(format!("gzip compression: {e}")))
+            Codec::Gz(d) => {
+                let mut out = Vec::new();
+                d.member(text, &mut out)
+                    .map_err(|e| Error::InvalidArgument(format!("gzip compression: {e}")))?;
+                Ok(out)
             }
         }
     }

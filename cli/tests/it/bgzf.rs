@@ -114,6 +114,14 @@ fn answers_are_the_text(path: &Path, want: &[u8], ctx: &str) {
     }
 }
 
+/// What `lidx info --json` says of `path`'s windows (`gzip.windowless`).
+fn windowless(path: &Path) -> Option<bool> {
+    let o = lidx(&["info", "--json", path.to_str().unwrap()]);
+    assert_eq!(o.code, 0, "info: {}", o.stderr);
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    j["gzip"]["windowless"].as_bool()
+}
+
 #[test]
 fn bgzip_archives_index_in_parallel_as_in_sequence() {
     if !have_tool("bgzip", "BGZF archives") {
@@ -139,6 +147,7 @@ fn bgzip_archives_index_in_parallel_as_in_sequence() {
         if !t.is_empty() {
             assert_eq!(pipe("zcat", &[], &archive), t, "{ctx}: zcat");
             answers_are_the_text(&path, &t, &ctx);
+            assert_eq!(windowless(&path), Some(true), "{ctx}: info");
         }
         // A span smaller than a member: the sequential decode (its access
         // points fall inside members); the same answers.
@@ -153,6 +162,7 @@ fn bgzip_archives_index_in_parallel_as_in_sequence() {
         assert_eq!(o.code, 0, "{ctx}: --span 40000: {}", o.stderr);
         if !t.is_empty() {
             answers_are_the_text(&path, &t, &format!("{ctx}, --span 40000"));
+            assert_eq!(windowless(&path), Some(false), "{ctx}: --span 40000: info");
         }
     }
 }

@@ -620,6 +620,78 @@ fn nginx_every_command_plain_and_gzip_with_shipped_sidecars() {
     assert_eq!(std::fs::read_dir(cache.path()).unwrap().count(), 0);
 }
 
+/// `data` packed by `lidx pack` into a seekable zstd archive (the
+/// archive's bytes; its sidecar is left behind).
+fn packed_zst(data: &[u8]) -> Vec<u8> {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("t.log");
+    std::fs::write(&f, data).unwrap();
+    let out = dir.path().join("t.log.zst");
+    let o = run::lidx_with(
+        [
+            OsStrArg::from("pack"),
+            f.into(),
+            "-o".into(),
+            out.clone().into(),
+            "--frame".into(),
+            "65536".into(),
+            "-q".into(),
+        ],
+        Rules::SILENT_ERROR,
+    );
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    std::fs::read(out).unwrap()
+}
+
+/// `data` through the real `bgzip` (BGZF members of at most 64 KiB).
+fn bgzip(data: &[u8]) -> Vec<u8> {
+    let mut child = Command::new("bgzip")
+        .arg("-c")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("bgzip");
+    let mut stdin = child.stdin.take().unwrap();
+    let input = data.to_vec();
+    let feeder = std::thread::spawn(move || stdin.write_all(&input));
+    let out = child.wait_with_output().unwrap();
+    feeder.join().unwrap().unwrap();
+    assert!(out.status.success());
+    out.stdout
+}
+
+#[test]
+fn nginx_every_command_zstd_seekable_and_bgzf() {
+    let Some(ng) = Nginx::start() else { return };
+    let cache = tempfile::tempdir().unwrap();
+    let data = text(3, 30_000);
+    let m = Model::new(data.clone());
+    let zst = packed_zst(&data);
+    // Shipped with its sidecar, and without one (built in the cache from
+    // range reads of the archive).
+    ng.ship("app.log.zst", &zst, &[]);
+    every_command(
+        &ng.url("app.log.zst"),
+        &m,
+        &[],
+        cache.path(),
+        "zstd shipped",
+    );
+    ng.put("bare.log.zst", &zst);
+    every_command(&ng.url("bare.log.zst"), &m, &[], cache.path(), "zstd built");
+    assert_eq!(std::fs::read_dir(cache.path()).unwrap().count(), 1);
+    if run::have_tool("bgzip", "remote BGZF archives") {
+        let bgz = bgzip(&data);
+        ng.ship("app.log.bgz", &bgz, &[]);
+        every_command(&ng.url("app.log.bgz"), &m, &[], cache.path(), "bgzf");
+    }
+    let hits = ng.hits();
+    assert!(
+        hits.iter().all(|h| h.request.starts_with("GET ")),
+        "{hits:?}"
+    );
+}
+
 #[test]
 fn nginx_without_sidecar_builds_one_in_the_cache_directory() {
     let Some(ng) = Nginx::start() else { return };
