@@ -914,11 +914,11 @@ static void check_follow(const char *dir) {
 }
 
 static int run_api(int argc, char **argv) {
-  if (argc != 5) {
-    fprintf(stderr, "usage: test api WORKDIR PLAIN GZ\n");
+  if (argc != 6) {
+    fprintf(stderr, "usage: test api WORKDIR PLAIN GZ ZST\n");
     return 2;
   }
-  const char *dir = argv[2], *plain = argv[3], *gz = argv[4];
+  const char *dir = argv[2], *plain = argv[3], *gz = argv[4], *zst = argv[5];
   check_strings();
   check_null_arguments(plain);
   check_options(plain);
@@ -926,8 +926,9 @@ static int run_api(int argc, char **argv) {
 
   size_t len;
   char *text = read_file(plain, &len);
-  const char *files[2] = {plain, gz};
-  for (int k = 0; k < 2; k++) {
+  const char *files[3] = {plain, gz, zst};
+  const int kinds[3] = {LIDX_SOURCE_PLAIN, LIDX_SOURCE_GZIP, LIDX_SOURCE_ZSTD};
+  for (int k = 0; k < 3; k++) {
     lidx_open_options o;
     lidx_open_options_init(&o);
     o.span = 256 * 1024;
@@ -937,7 +938,11 @@ static int run_api(int argc, char **argv) {
       continue;
     lidx_index_info info;
     CHECK_RC(lidx_info(ix, &info), LIDX_OK);
-    CHECK(info.gzip == (uint32_t)k, "gzip %u", info.gzip);
+    CHECK(info.gzip == (uint32_t)(k == 1), "gzip %u", info.gzip);
+    CHECK(info.source_kind == kinds[k], "source_kind %d", info.source_kind);
+    if (k == 2)
+      CHECK(info.file_size < info.source_size, "zstd info: file size %llu",
+            (unsigned long long)info.file_size);
     if (k == 1)
       CHECK(info.gzip_span == 256 * 1024 && info.gzip_access_points > 1 &&
                 info.file_size < info.source_size,

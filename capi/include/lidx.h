@@ -322,6 +322,23 @@
 #define LIDX_ACTION_FOLLOWED 8
 
 /**
+ * lidx_index_info.source_kind: the source is plain text.
+ */
+#define LIDX_SOURCE_PLAIN 0
+
+/**
+ * lidx_index_info.source_kind: a gzip archive (answers are about its
+ * text).
+ */
+#define LIDX_SOURCE_GZIP 1
+
+/**
+ * lidx_index_info.source_kind: a zstd seekable archive, such as
+ * `lidx pack` writes (answers are about its text).
+ */
+#define LIDX_SOURCE_ZSTD 2
+
+/**
  * The version of lidx_search_options this header describes.
  */
 #define LIDX_SEARCH_OPTIONS_VERSION 1
@@ -569,9 +586,11 @@ typedef struct lidx_index_info {
    */
   int32_t action;
   /**
-   * Reserved, 0.
+   * LIDX_SOURCE_*: how the source is stored (plain text, gzip, zstd
+   * seekable). For a zstd seekable source, `file_size` is the archive's
+   * size and `gzip` is 0.
    */
-  int32_t reserved;
+  int32_t source_kind;
   /**
    * The source's path or URL as opened (NUL-terminated).
    */

@@ -588,6 +588,15 @@ pub unsafe extern "C" fn lidx_verdict(
     })
 }
 
+/// lidx_index_info.source_kind: the source is plain text.
+pub const LIDX_SOURCE_PLAIN: i32 = 0;
+/// lidx_index_info.source_kind: a gzip archive (answers are about its
+/// text).
+pub const LIDX_SOURCE_GZIP: i32 = 1;
+/// lidx_index_info.source_kind: a zstd seekable archive, such as
+/// `lidx pack` writes (answers are about its text).
+pub const LIDX_SOURCE_ZSTD: i32 = 2;
+
 /// A summary of an open index (lidx_info()). The strings are owned by the
 /// handle: valid until lidx_close() on it, never to be freed by the
 /// caller.
@@ -629,8 +638,10 @@ pub struct lidx_index_info {
     pub evidence: i32,
     /// LIDX_ACTION_* (as lidx_verdict()).
     pub action: i32,
-    /// Reserved, 0.
-    pub reserved: i32,
+    /// LIDX_SOURCE_*: how the source is stored (plain text, gzip, zstd
+    /// seekable). For a zstd seekable source, `file_size` is the archive's
+    /// size and `gzip` is 0.
+    pub source_kind: i32,
     /// The source's path or URL as opened (NUL-terminated).
     pub source_path: *const c_char,
     /// The sidecar's path or URL.
@@ -678,7 +689,13 @@ pub unsafe extern "C" fn lidx_info(index: *const lidx_index, info: *mut lidx_ind
             verdict: verdict_code(i.verdict),
             evidence: evidence_code(i.evidence),
             action: h.action,
-            reserved: 0,
+            source_kind: if i.zstd.is_some() {
+                LIDX_SOURCE_ZSTD
+            } else if i.gzip.is_some() {
+                LIDX_SOURCE_GZIP
+            } else {
+                LIDX_SOURCE_PLAIN
+            },
             source_path: h.source_path.as_ptr(),
             sidecar_path: h.sidecar_path.as_ptr(),
             damage: opt(&h.damage),

@@ -264,6 +264,22 @@ fn gzip(bytes: &[u8]) -> Vec<u8> {
 /// Line `k` is `text[starts[k] .. starts[k + 1]]` (the last ends at the
 /// end): a line is the bytes up to and including `\n`; a final line
 /// without one counts.
+/// `bytes` as a seekable zstd archive of `lidx pack` (frames of 64 KiB of
+/// text; the sidecar it writes beside is removed: the test builds its own
+/// with its spacing).
+fn packed_zst(bytes: &[u8]) -> Vec<u8> {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("t.log");
+    let out = dir.path().join("t.log.zst");
+    std::fs::write(&input, bytes).unwrap();
+    let opts = lidx_core::PackOptions {
+        frame: 65536,
+        ..Default::default()
+    };
+    lidx_core::pack(&input, &out, &opts, &mut |_, _| true).expect("pack");
+    std::fs::read(&out).unwrap()
+}
+
 fn line_starts(text: &[u8]) -> Vec<u64> {
     let mut starts = vec![];
     let mut at = 0usize;
@@ -668,6 +684,7 @@ fn query_files() -> Vec<(&'static str, Vec<u8>, u64, u64)> {
         ("plain.log", text.clone(), 4096, 0),
         ("default.log", text.clone(), 0, 0),
         ("plain.log.gz", gz, 4096, 256 * 1024),
+        ("plain.log.zst", packed_zst(&text), 4096, 0),
         ("empty.txt", Vec::new(), 0, 0),
         ("one-unterminated.txt", b"x".to_vec(), 0, 0),
         ("newlines.txt", b"\n\n\n".to_vec(), 0, 0),
@@ -694,7 +711,7 @@ fn queries_with(asan: bool) {
     for (name, bytes, spacing, span) in query_files() {
         let file = dir.path().join(name);
         std::fs::write(&file, &bytes).unwrap();
-        let text = if name.ends_with(".gz") {
+        let text = if name.ends_with(".gz") || name.ends_with(".zst") {
             log_text()
         } else {
             bytes
@@ -727,8 +744,10 @@ fn api_with(asan: bool) {
     let text = log_text();
     let plain = dir.path().join("app.log");
     let gz = dir.path().join("app.log.gz");
+    let zst = dir.path().join("app.log.zst");
     std::fs::write(&plain, &text).unwrap();
     std::fs::write(&gz, gzip(&text)).unwrap();
+    std::fs::write(&zst, packed_zst(&text)).unwrap();
     let work = dir.path().join("work");
     std::fs::create_dir(&work).unwrap();
     let out = run(Command::new(&exe)
@@ -736,6 +755,7 @@ fn api_with(asan: bool) {
         .arg(&work)
         .arg(&plain)
         .arg(&gz)
+        .arg(&zst)
         // The user cache directory (content-check notes) inside the test's.
         .env("XDG_CACHE_HOME", dir.path().join("cache"))
         .env(

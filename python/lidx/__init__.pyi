@@ -33,6 +33,12 @@ class GzipInfo(TypedDict):
     compressed_size: int
     access_points: int
     span: int
+    windowless: bool
+
+class ZstdInfo(TypedDict):
+    compressed_size: int
+    frames: int
+    largest_frame: int
 
 class TimeInfo(TypedDict):
     format: str
@@ -58,6 +64,7 @@ class Info(TypedDict):
     fresh: bool
     evidence: str
     gzip: Union[GzipInfo, None]
+    zstd: Union[ZstdInfo, None]
     time: Union[TimeInfo, None]
     action: Action
     damage: Union[str, None]

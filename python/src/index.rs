@@ -730,7 +730,9 @@ impl Index {
     /// ``checkpoints``, ``pages``, ``page_size``, ``height``, ``spacing``,
     /// ``version``, ``source`` (the verdict at open), ``fresh``,
     /// ``evidence``, ``gzip`` (``compressed_size``, ``access_points``,
-    /// ``span``, or None), ``time`` (a sidecar with a time index, built by
+    /// ``span``, ``windowless``, or None), ``zstd`` (a zstd seekable
+    /// archive: ``compressed_size``, ``frames``, ``largest_frame``, or
+    /// None), ``time`` (a sidecar with a time index, built by
     /// ``lidx index --time``: ``format``, ``detected``, ``zone``, ``first``,
     /// ``last``; or None); and ``action`` and ``damage``.
     fn info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
@@ -762,9 +764,20 @@ impl Index {
                 g.set_item("compressed_size", size)?;
                 g.set_item("access_points", aps)?;
                 g.set_item("span", span)?;
+                g.set_item("windowless", i.windowless)?;
                 d.set_item("gzip", g)?;
             }
             None => d.set_item("gzip", py.None())?,
+        }
+        match i.zstd {
+            Some((size, frames, largest)) => {
+                let z = PyDict::new(py);
+                z.set_item("compressed_size", size)?;
+                z.set_item("frames", frames)?;
+                z.set_item("largest_frame", largest)?;
+                d.set_item("zstd", z)?;
+            }
+            None => d.set_item("zstd", py.None())?,
         }
         let time = py.detach(|| index.time_info()).py(py)?;
         match time {

@@ -179,3 +179,30 @@ def test_info_of_a_time_index_is_the_cli(tmp_path, lidx_cli):
         "format": "iso8601", "detected": True, "zone": "UTC",
         "first": "2026-11-01T10:00:00Z", "last": "2026-11-10T10:00:59Z",
     }
+
+
+def test_packed_zstd_archive_is_its_text(tmp_path, text, lidx_cli):
+    """An archive of ``lidx pack`` (seekable zstd): the lines are those of
+    ``zstd -dc``'s output, and ``info()`` is the command line's."""
+    import json
+
+    out = tmp_path / "sample.log.zst"
+    run(lidx_cli, "pack", "-q", "--frame", "8192", "-o", out, text)
+    data = run(require("zstd"), "-dc", out).stdout
+    assert data == text.read_bytes()
+    idx = lidx.Index(out)
+    assert idx.action == "opened" and not idx.is_gzip
+    lines = split_lines(data)
+    assert idx.line_count == len(lines) and idx.size == len(data)
+    rng = random.Random(3)
+    for _ in range(50):
+        a = rng.randrange(1, len(lines) + 1)
+        b = min(len(lines), a + rng.randrange(30))
+        assert idx.lines(a, b) == lines[a - 1 : b]
+    info = idx.info()
+    cli = json.loads(run(lidx_cli, "info", "--json", out).stdout)
+    for key, value in cli.items():
+        assert info[key] == value, key
+    assert info["gzip"] is None
+    assert info["zstd"]["frames"] > 1
+    assert info["zstd"]["compressed_size"] == out.stat().st_size
