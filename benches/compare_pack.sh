@@ -16,6 +16,8 @@
 #      (lidx lines N: hyperfine, 30 runs) against zstd -dc | sed -n
 #      'Np;Nq' and zcat | sed -n 'Np;Nq' (RUNS runs), outputs checked
 #      identical; the floor of starting a process (/bin/true) beside.
+# SKIP_PACK=1 and SKIP_INDEX=1 leave sections 1 and 2 out (section 3 then
+# needs the archives of an earlier run in DATA_DIR).
 # Needs: hyperfine, zstd, pigz, bgzip (tabix), gzip, python3.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -65,6 +67,7 @@ echo "Log: $LOG, $(stat -L -c %s "$LOG") bytes; $RUNS alternate runs per pair, m
 echo
 cat "$LOG" >/dev/null
 
+if [ -z "${SKIP_PACK:-}" ]; then
 echo "## 1. Pack (time, size)"
 echo
 echo "| archive | lidx pack | baseline | baseline / lidx (time) | lidx size | baseline size | size vs baseline |"
@@ -83,6 +86,9 @@ SPG=$(stat -c %s "$B.p.gz"); SGG=$(stat -c %s "$B.g.gz")
 echo "| gz (level 6) vs pigz -p2 -6 | $(sec "$LG") | $(sec "$PG") | $(ratio "$PG" "$LG") | $SPG | $SGG | $(pct "$SPG" "$SGG") |"
 echo
 
+fi
+
+if [ -z "${SKIP_INDEX:-}" ]; then
 echo "## 2. Index a bgzip -@2 archive vs a gzip -6 one"
 echo
 [ -f "$B.b.gz" ] || bgzip -@2 -c "$LOG" > "$B.b.gz"
@@ -95,6 +101,7 @@ echo "| bgzip -@2 | $(stat -c %s "$B.b.gz") | $(sec "$IB") | $(stat -c %s "$B.b.
 echo "| gzip -6 | $(stat -c %s "$B.6.gz") | $(sec "$I6") | $(stat -c %s "$B.6.gz.lidx") |"
 echo "| gzip -6 / bgzip | | $(ratio "$I6" "$IB") | $(ratio "$(stat -c %s "$B.6.gz.lidx")" "$(stat -c %s "$B.b.gz.lidx")") |"
 echo
+fi
 
 "$LIDX" index -q "$LOG"
 LINES=$("$LIDX" count "$LOG")
