@@ -40,23 +40,9 @@ ms() { python3 -c "import sys; print(f'{float(sys.argv[1])*1000:.2f} ms')" "$1";
 sec() { python3 -c "import sys; print(f'{float(sys.argv[1]):.2f} s')" "$1"; }
 ratio() { python3 -c "import sys; print(f'{float(sys.argv[1])/float(sys.argv[2]):.2f}')" "$1" "$2"; }
 pct() { python3 -c "import sys; print(f'{(float(sys.argv[1])/float(sys.argv[2])-1)*100:+.2f}%')" "$1" "$2"; }
-# alt PREPARE CMD... : runs the shell commands alternately RUNS times each
-# (PREPARE before every run) and prints each one's median wall time (s).
-alt() {
-  python3 - "$RUNS" "$@" <<'PY'
-import statistics, subprocess, sys, time
-runs, prep, cmds = int(sys.argv[1]), sys.argv[2], sys.argv[3:]
-t = [[] for _ in cmds]
-for _ in range(runs):
-    for i, c in enumerate(cmds):
-        if prep:
-            subprocess.run(prep, shell=True, check=True)
-        a = time.perf_counter()
-        subprocess.run(c, shell=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
-        t[i].append(time.perf_counter() - a)
-print(" ".join(f"{statistics.median(x):.6f}" for x in t))
-PY
-}
+# alt A B: the shell commands A and B run alternately RUNS times each
+# (benches/pairs.py); prints their median wall times in seconds.
+alt() { python3 benches/pairs.py --runs "$RUNS" --warmup 0 -- "$1" -- "$2"; }
 same() { # FILE CMD: the command's output is FILE's bytes
   cmp -s "$1" <(sh -c "$2") || { echo "MISMATCH: $2 does not restore $1"; exit 1; }
 }
@@ -72,13 +58,13 @@ echo "## 1. Pack (time, size)"
 echo
 echo "| archive | lidx pack | baseline | baseline / lidx (time) | lidx size | baseline size | size vs baseline |"
 echo "|---|---:|---:|---:|---:|---:|---:|"
-read -r LP ZP < <(alt "" "rm -f $B.p.zst $B.p.zst.lidx; $LIDX pack -q -o $B.p.zst $LOG" \
+read -r LP ZP < <(alt "rm -f $B.p.zst $B.p.zst.lidx; $LIDX pack -q -o $B.p.zst $LOG" \
   "zstd -q -T0 -3 -c $LOG > $B.z.zst")
 same "$LOG" "zstd -dc $B.p.zst"
 same "$LOG" "zstd -dc $B.z.zst"
 SP=$(stat -c %s "$B.p.zst"); SZ=$(stat -c %s "$B.z.zst")
 echo "| zst (level 3) vs zstd -T0 -3 | $(sec "$LP") | $(sec "$ZP") | $(ratio "$ZP" "$LP") | $SP | $SZ | $(pct "$SP" "$SZ") |"
-read -r LG PG < <(alt "" "rm -f $B.p.gz $B.p.gz.lidx; $LIDX pack -q --format gz -o $B.p.gz $LOG" \
+read -r LG PG < <(alt "rm -f $B.p.gz $B.p.gz.lidx; $LIDX pack -q --format gz -o $B.p.gz $LOG" \
   "pigz -p2 -6 -c $LOG > $B.g.gz")
 same "$LOG" "gzip -dc $B.p.gz"
 same "$LOG" "gzip -dc $B.g.gz"
@@ -94,7 +80,7 @@ echo
 [ -f "$B.b.gz" ] || bgzip -@2 -c "$LOG" > "$B.b.gz"
 [ -f "$B.6.gz" ] || gzip -6 -c "$LOG" > "$B.6.gz"
 cat "$B.b.gz" "$B.6.gz" >/dev/null
-read -r IB I6 < <(alt "" "rm -f $B.b.gz.lidx; $LIDX index -q $B.b.gz" "rm -f $B.6.gz.lidx; $LIDX index -q $B.6.gz")
+read -r IB I6 < <(alt "rm -f $B.b.gz.lidx; $LIDX index -q $B.b.gz" "rm -f $B.6.gz.lidx; $LIDX index -q $B.6.gz")
 echo "| archive | size | lidx index | sidecar |"
 echo "|---|---:|---:|---:|"
 echo "| bgzip -@2 | $(stat -c %s "$B.b.gz") | $(sec "$IB") | $(stat -c %s "$B.b.gz.lidx") |"
@@ -122,7 +108,7 @@ hyperfine -N --warmup 5 --runs 30 --output=pipe --style none --export-json "$JSO
   "/bin/true" "$LIDX lines $LOG $N" "$LIDX lines $B.p.zst $N" "$LIDX lines $B.p.gz $N" \
   "$LIDX lines $B.b.gz $N" "$LIDX lines $B.6.gz $N" "$LIDX lines $B.g.gz $N" >/dev/null 2>&1
 T0=$(median 0); TP=$(median 1); TZ=$(median 2); TGP=$(median 3); TB=$(median 4); T6=$(median 5); TG=$(median 6)
-read -r SZD SZC < <(alt "" "zstd -dc $B.p.zst | sed -n '${N}p;${N}q'" "zcat $B.6.gz | sed -n '${N}p;${N}q'")
+read -r SZD SZC < <(alt "zstd -dc $B.p.zst | sed -n '${N}p;${N}q'" "zcat $B.6.gz | sed -n '${N}p;${N}q'")
 echo "| source | lidx lines N | baseline | baseline / lidx |"
 echo "|---|---:|---:|---:|"
 echo "| (process start: /bin/true) | $(ms "$T0") | | |"

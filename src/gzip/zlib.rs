@@ -145,12 +145,7 @@ impl RawInflate {
         // `input`/`output`, valid for avail_in/avail_out bytes for the
         // call; they are not used after it (cleared below).
         let ret = unsafe { z::inflate(&mut *self.strm, z::Z_BLOCK) };
-        let used = in_len - self.strm.avail_in as usize;
-        let produced = out_len - self.strm.avail_out as usize;
-        self.strm.next_in = std::ptr::null();
-        self.strm.avail_in = 0;
-        self.strm.next_out = std::ptr::null_mut();
-        self.strm.avail_out = 0;
+        let (used, produced) = detach(&mut self.strm, in_len, out_len);
         let dt = self.strm.data_type;
         // Bits still held in the bit buffer (zlib keeps < 8; zlib-rs may
         // keep whole bytes too, so take them all).
@@ -190,6 +185,19 @@ impl RawInflate {
             Err(_) => "invalid deflate data",
         }
     }
+}
+
+/// After a call that was given `in_len` input and `out_len` output bytes:
+/// how many it consumed and produced; the buffer pointers are cleared, so
+/// the stream holds none between calls.
+fn detach(strm: &mut z::z_stream, in_len: usize, out_len: usize) -> (usize, usize) {
+    let used = in_len - strm.avail_in as usize;
+    let produced = out_len - strm.avail_out as usize;
+    strm.next_in = std::ptr::null();
+    strm.avail_in = 0;
+    strm.next_out = std::ptr::null_mut();
+    strm.avail_out = 0;
+    (used, produced)
 }
 
 /// zlib's messages for invalid deflate data, so a message can be returned
@@ -284,12 +292,7 @@ impl GzipDeflate {
             // capacity of `out`, valid for avail_in/avail_out bytes for
             // the call; they are cleared after it.
             let ret = unsafe { z::deflate(&mut *self.strm, flush) };
-            let used = take - self.strm.avail_in as usize;
-            let produced = out_len - self.strm.avail_out as usize;
-            self.strm.next_in = std::ptr::null();
-            self.strm.avail_in = 0;
-            self.strm.next_out = std::ptr::null_mut();
-            self.strm.avail_out = 0;
+            let (used, produced) = detach(&mut self.strm, take, out_len);
             // SAFETY: deflate wrote `produced` bytes into the spare
             // capacity.
             unsafe { out.set_len(out.len() + produced) };
