@@ -425,24 +425,22 @@ impl OpenOptions {
                         let dest = self.writable(&path, source, in_cache_dir, |dest| {
                             write_sidecar(dest, sb.page_size, |sink| {
                                 let mut report = |d| progress(d, src.len());
-                                if sb.is_zstd() && sb.has_time_index() {
-                                    // Built again, its time index read as
-                                    // before (§13.4).
-                                    let mut opts = ingest::BuildOptions::of(&sb);
-                                    opts.time = index.time_options()?;
-                                    ingest::zstd::build(&src, &info, &opts, sink, &mut report)
-                                } else if sb.is_zstd() {
+                                if sb.is_zstd() {
                                     // Another seekable archive appended
                                     // (§13.4): only the new frames, and
                                     // the one of the last checkpoint.
                                     let frames =
                                         super::zstd::SidecarFrames::new(index.sidecar_file(), &sb);
+                                    let mut fresh = ingest::BuildOptions::of(&sb);
+                                    fresh.time = index.time_options()?;
                                     ingest::zstd::extend(
                                         &sb,
+                                        &fresh,
                                         index.cache(),
                                         &frames,
                                         &src,
                                         &info,
+                                        index.time_resume()?,
                                         sink,
                                         &mut report,
                                     )

@@ -206,15 +206,19 @@ pub fn build(
 /// appended. Copies the old checkpoints and frame records, and
 /// decodes only from the frame holding the last old checkpoint. The
 /// result equals a fresh [`build()`] with the old spacing and page size.
-/// An archive whose first frames are not the old ones is built afresh.
-/// (The caller builds a sidecar with a time index afresh, reading times as
-/// before.)
+/// An archive whose first frames are not the old ones is built afresh
+/// with `fresh` (the old build parameters, and the time options of the
+/// old time index). A time index resumes at `time` (where the last old
+/// span starts, and the old entries before it).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn extend(
     old: &Superblock,
+    fresh: &BuildOptions,
     cache: &crate::cache::PageCache,
     records: &dyn crate::zstd::FrameRecords,
     src: &dyn ReadAt,
     info: &SourceInfo,
+    time: Option<(super::TimeStart, super::OldTimes<'_>)>,
     sink: &mut impl PageSink,
     progress: &mut dyn FnMut(u64) -> bool,
 ) -> Result<Superblock> {
@@ -231,7 +235,7 @@ pub(crate) fn extend(
             (r.uncomp, r.comp, r.comp_len, r.text_len) == (f.uncomp, f.comp, f.comp_len, f.text_len)
         });
     if !same || n_old == 0 {
-        return build(src, info, &opts, sink, progress);
+        return build(src, info, fresh, sink, progress);
     }
     let text_len = frames.last().map_or(0, |f| f.uncomp + f.text_len as u64);
     let (mut tree, from) = super::copy_checkpoints(old, cache, sink)?;
@@ -242,6 +246,17 @@ pub(crate) fn extend(
         .position(|f| from.offset < f.uncomp + f.text_len as u64)
         .unwrap_or(frames.len());
     let mut scanner = Scanner::resume(from, opts.spacing, text_len);
+    // The stamps are read on another thread while this one decodes, from
+    // where the last old span starts (the last old checkpoint).
+    let (mut time, mut old_times) = match time {
+        Some((start, old)) => (
+            Some(super::time::TimeThread::spawn(super::TimeBuilder::new(
+                start,
+            ))),
+            Some(old),
+        ),
+        None => (None, None),
+    };
     let mut last_byte = None;
     let mut next_progress = 0u64;
     decode_in_order(
@@ -253,9 +268,16 @@ pub(crate) fn extend(
             let f = &frames[i];
             let skip = from.offset.saturating_sub(f.uncomp) as usize;
             if skip < d.text.len() {
-                scanner.feed(&d.text[skip..], f.uncomp + skip as u64, &mut |cp| {
+                let at = f.uncomp + skip as u64;
+                scanner.feed(&d.text[skip..], at, &mut |cp| {
+                    if let Some(t) = time.as_mut() {
+                        t.boundary(cp.offset);
+                    }
                     tree.push(cp, sink)
                 })?;
+                if let Some(t) = time.as_mut() {
+                    t.feed(&d.text[skip..], at)?;
+                }
             }
             if let Some(&b) = d.text.last() {
                 last_byte = Some(b);
@@ -268,11 +290,19 @@ pub(crate) fn extend(
             Ok(())
         },
     )?;
-    scanner.finish(&mut |cp| tree.push(cp, sink))?;
+    scanner.finish(&mut |cp| {
+        if let Some(t) = time.as_mut() {
+            t.boundary(cp.offset);
+        }
+        tree.push(cp, sink)
+    })?;
     let lines = scanner.newlines() + u64::from(text_len > 0 && last_byte != Some(b'\n'));
     let _ = progress(src.len());
     let fp = fingerprint::compute(src, src.len(), info.mtime)?;
     let mut sb = super::finish(tree, sink, &opts, lines, fp, &info.name)?;
+    if let (Some(t), Some(old)) = (time, old_times.as_mut()) {
+        super::add_time(&mut sb, t.finish()?, old, text_len, sink)?;
+    }
     write_records(&mut sb, &kept, text_len, sink)?;
     Ok(sb)
 }

@@ -1070,3 +1070,75 @@ fn a_damaged_archive_answers_time_queries_on_the_lines_kept() {
         assert!(o.stdout == kept.bytes(a, b), "{}", o.stderr);
     }
 }
+
+/// A seekable zstd archive of `lidx pack`: time queries answer as for its
+/// text, and archives appended to it extend the sidecar, time index
+/// included, to what a fresh build writes.
+#[test]
+fn zstd_seekable_sources_answer_and_extend() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut rng = Rng::new(23);
+    let mut log = Log::default();
+    let shape = Shape {
+        jitter_ms: 5000,
+        step_back: 2,
+        ..IN_ORDER
+    };
+    let mut clock = generate(&mut log, &mut rng, Fmt::IsoZ, shape, t0(), 3000);
+    let pack = |text: &[u8], name: &str| -> Vec<u8> {
+        let plain = write(dir.path(), &format!("{name}.txt"), text);
+        let out = dir.path().join(format!("{name}.zst"));
+        let o = lidx(&[
+            "pack",
+            "-q",
+            "--frame",
+            "6000",
+            "--spacing",
+            "2000",
+            "-o",
+            out.to_str().unwrap(),
+            plain.to_str().unwrap(),
+        ]);
+        assert_eq!(o.code, 0, "{}", o.stderr);
+        std::fs::read(&out).unwrap()
+    };
+    let file = write(dir.path(), "app.log.zst", &pack(&log.text, "first"));
+    index(&file, Fmt::IsoZ, "2000");
+    check_info(&file, Fmt::IsoZ, &log);
+    check_queries(&file, &log, &mut rng, "zstd");
+    for round in 0..3 {
+        let before = log.text.len();
+        clock = generate(
+            &mut log,
+            &mut rng,
+            Fmt::IsoZ,
+            shape,
+            clock,
+            500 + 300 * round,
+        );
+        let more = pack(&log.text[before..], &format!("more{round}"));
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&file)
+            .unwrap();
+        std::io::Write::write_all(&mut f, &more).unwrap();
+        drop(f);
+        let opened = lidx::OpenOptions::new().open(&file).unwrap();
+        assert_eq!(opened.action, lidx::Action::Extended, "append {round}");
+        drop(opened);
+        check_queries(&file, &log, &mut rng, &format!("zstd append {round}"));
+    }
+    let o = lidx(&["verify", "--full", file.to_str().unwrap()]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let other = tempfile::tempdir().unwrap();
+    let copy = other.path().join("app.log.zst");
+    std::fs::copy(&file, &copy).unwrap();
+    let mtime = std::fs::metadata(&file).unwrap().modified().unwrap();
+    let f = std::fs::File::options().write(true).open(&copy).unwrap();
+    f.set_modified(mtime).unwrap();
+    drop(f);
+    index(&copy, Fmt::IsoZ, "2000");
+    let a = std::fs::read(dir.path().join("app.log.zst.lidx")).unwrap();
+    let b = std::fs::read(other.path().join("app.log.zst.lidx")).unwrap();
+    assert!(a == b, "extended sidecar differs from a fresh build");
+}
