@@ -351,15 +351,7 @@ fn run_with(
     let mut scanner = Scanner::resume(from, opts.spacing, u64::MAX);
     let mut pending: Vec<Checkpoint> = Vec::new();
     // The stamps are read on another thread while this one decodes.
-    let (mut time, mut old_times) = match time {
-        Some((start, old)) => (
-            Some(super::time::TimeThread::spawn(super::TimeBuilder::new(
-                start,
-            ))),
-            Some(old),
-        ),
-        None => (None, None),
-    };
+    let (mut time, mut old_times) = super::time::TimeThread::resume(time);
     // Bytes before these offsets were seen by the older build.
     let scan_from = from.offset;
     let crc_from = records.last().map_or(0, |r| r.uncomp);

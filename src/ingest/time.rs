@@ -448,6 +448,17 @@ pub(crate) struct TimeThread {
 const THREAD_BUFFERS: usize = 6;
 
 impl TimeThread {
+    /// The time pass of an extension on its own thread, from `start`, and
+    /// the old entries it keeps (both `None` without a time index).
+    pub(crate) fn resume<'a>(
+        time: Option<(TimeStart, super::OldTimes<'a>)>,
+    ) -> (Option<TimeThread>, Option<super::OldTimes<'a>>) {
+        match time {
+            Some((start, old)) => (Some(TimeThread::spawn(TimeBuilder::new(start))), Some(old)),
+            None => (None, None),
+        }
+    }
+
     /// Starts the pass of `builder` on a new thread.
     pub(crate) fn spawn(mut builder: TimeBuilder) -> TimeThread {
         let (tx, rx) = std::sync::mpsc::sync_channel::<Msg>(THREAD_BUFFERS);

@@ -248,15 +248,7 @@ pub(crate) fn extend(
     let mut scanner = Scanner::resume(from, opts.spacing, text_len);
     // The stamps are read on another thread while this one decodes, from
     // where the last old span starts (the last old checkpoint).
-    let (mut time, mut old_times) = match time {
-        Some((start, old)) => (
-            Some(super::time::TimeThread::spawn(super::TimeBuilder::new(
-                start,
-            ))),
-            Some(old),
-        ),
-        None => (None, None),
-    };
+    let (mut time, mut old_times) = super::time::TimeThread::resume(time);
     let mut last_byte = None;
     let mut next_progress = 0u64;
     decode_in_order(

@@ -731,6 +731,34 @@ fn a_format_change_mid_file_is_followed() {
     check_queries(&file, &log, &mut rng, "mixed formats");
 }
 
+fn append(file: &Path, bytes: &[u8]) {
+    let mut f = std::fs::OpenOptions::new().append(true).open(file).unwrap();
+    std::io::Write::write_all(&mut f, bytes).unwrap();
+}
+
+/// `file`'s sidecar is byte for byte what a fresh `--time` build of a copy
+/// of `file` (with its modification time) writes with `spacing`.
+fn assert_fresh_build(file: &Path, spacing: &str) {
+    let other = tempfile::tempdir().unwrap();
+    let name = file.file_name().unwrap();
+    let copy = other.path().join(name);
+    std::fs::copy(file, &copy).unwrap();
+    let mtime = std::fs::metadata(file).unwrap().modified().unwrap();
+    let f = std::fs::File::options().write(true).open(&copy).unwrap();
+    f.set_modified(mtime).unwrap();
+    drop(f);
+    index(&copy, Fmt::IsoZ, spacing);
+    let sidecar = |p: &Path| {
+        let mut s = p.as_os_str().to_owned();
+        s.push(".lidx");
+        std::fs::read(s).unwrap()
+    };
+    assert!(
+        sidecar(file) == sidecar(&copy),
+        "extended sidecar differs from a fresh build"
+    );
+}
+
 #[test]
 fn appends_extend_the_time_index_as_a_fresh_build_would() {
     let dir = tempfile::tempdir().unwrap();
@@ -753,29 +781,14 @@ fn appends_extend_the_time_index_as_a_fresh_build_would() {
             clock,
             300 + 200 * round,
         );
-        let mut f = std::fs::OpenOptions::new()
-            .append(true)
-            .open(&file)
-            .unwrap();
-        std::io::Write::write_all(&mut f, &log.text[before..]).unwrap();
-        drop(f);
+        append(&file, &log.text[before..]);
         // The next query extends the sidecar, time index included.
         check_queries(&file, &log, &mut rng, &format!("append {round}"));
     }
     let o = lidx(&["verify", "--full", file.to_str().unwrap()]);
     assert_eq!(o.code, 0, "{}", o.stderr);
     // Byte for byte what a fresh build of the same file writes.
-    let other = tempfile::tempdir().unwrap();
-    let copy = other.path().join("grow.log");
-    std::fs::copy(&file, &copy).unwrap();
-    let mtime = std::fs::metadata(&file).unwrap().modified().unwrap();
-    let f = std::fs::File::options().write(true).open(&copy).unwrap();
-    f.set_modified(mtime).unwrap();
-    drop(f);
-    index(&copy, Fmt::IsoZ, "900");
-    let a = std::fs::read(dir.path().join("grow.log.lidx")).unwrap();
-    let b = std::fs::read(other.path().join("grow.log.lidx")).unwrap();
-    assert!(a == b, "extended sidecar differs from a fresh build");
+    assert_fresh_build(&file, "900");
 }
 
 #[test]
@@ -1117,12 +1130,7 @@ fn zstd_seekable_sources_answer_and_extend() {
             500 + 300 * round,
         );
         let more = pack(&log.text[before..], &format!("more{round}"));
-        let mut f = std::fs::OpenOptions::new()
-            .append(true)
-            .open(&file)
-            .unwrap();
-        std::io::Write::write_all(&mut f, &more).unwrap();
-        drop(f);
+        append(&file, &more);
         let opened = lidx::OpenOptions::new().open(&file).unwrap();
         assert_eq!(opened.action, lidx::Action::Extended, "append {round}");
         drop(opened);
@@ -1130,15 +1138,5 @@ fn zstd_seekable_sources_answer_and_extend() {
     }
     let o = lidx(&["verify", "--full", file.to_str().unwrap()]);
     assert_eq!(o.code, 0, "{}", o.stderr);
-    let other = tempfile::tempdir().unwrap();
-    let copy = other.path().join("app.log.zst");
-    std::fs::copy(&file, &copy).unwrap();
-    let mtime = std::fs::metadata(&file).unwrap().modified().unwrap();
-    let f = std::fs::File::options().write(true).open(&copy).unwrap();
-    f.set_modified(mtime).unwrap();
-    drop(f);
-    index(&copy, Fmt::IsoZ, "2000");
-    let a = std::fs::read(dir.path().join("app.log.zst.lidx")).unwrap();
-    let b = std::fs::read(other.path().join("app.log.zst.lidx")).unwrap();
-    assert!(a == b, "extended sidecar differs from a fresh build");
+    assert_fresh_build(&file, "2000");
 }
