@@ -120,7 +120,7 @@ fn text(seed: u64, target: usize, long: usize, long_every: u64, ragged: bool) ->
 }
 
 /// `lidx pack -q ARGS FILE -o OUT`; asserts success.
-fn pack(file: &Path, out: &Path, extra: &[&str]) {
+pub(crate) fn pack(file: &Path, out: &Path, extra: &[&str]) {
     let mut a: Vec<OsString> = vec![os("pack"), os("-q")];
     a.extend(extra.iter().map(os));
     a.extend([os(file), os("-o"), os(out)]);
