@@ -280,6 +280,18 @@ impl fmt::Display for Error {
             Error::Stale {
                 source_path,
                 sidecar,
+                verdict: crate::Verdict::Unverified,
+            } => write!(
+                f,
+                "{}: the source's modification time differs from the sidecar's record \
+                 and its content is not checked yet ({}): open it to check it, or \
+                 `lidx verify --full`",
+                sidecar.display(),
+                source_path.display()
+            ),
+            Error::Stale {
+                source_path,
+                sidecar,
                 verdict,
             } => write!(
                 f,

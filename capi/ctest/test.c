@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static int passed, failed;
@@ -559,6 +560,52 @@ static void check_lifecycle(const char *dir, const char *plain) {
   CHECK(lines == 1, "lines %" PRIu64, lines);
   lidx_close(ix);
 
+  /* LIDX_OPEN_PLAIN is an explicit choice: a sidecar that indexes the text
+   * of an archive is not used for its bytes (and is left as it was);
+   * LIDX_POLICY_FORCE rebuilds it over the bytes. */
+  {
+    char *gzlog = path_in(dir, "plain-choice.log.gz");
+    char *gzside = sidecar_of(gzlog);
+    char cmd[4096];
+    write_file(log, "wb", fresh, strlen(fresh));
+    snprintf(cmd, sizeof cmd, "gzip -c '%s' > '%s'", log, gzlog);
+    CHECK(system(cmd) == 0, "gzip");
+    CHECK_RC(open_with(gzlog, LIDX_POLICY_REFRESH, &v, &a), LIDX_OK);
+    size_t before_len, gz_len;
+    char *before = read_file(gzside, &before_len);
+    char *gzbytes = read_file(gzlog, &gz_len);
+    const uint32_t pols[3] = {LIDX_POLICY_REFRESH, LIDX_POLICY_NO_REFRESH,
+                              LIDX_POLICY_INSPECT};
+    for (int k = 0; k < 3; k++) {
+      lidx_open_options_init(&o);
+      o.flags = LIDX_OPEN_PLAIN;
+      o.policy = pols[k];
+      ix = NULL;
+      CHECK_RC(lidx_open(gzlog, &o, &ix), LIDX_ERROR_INVALID);
+      CHECK(ix == NULL && contains(lidx_errmsg(), "gzip archive") &&
+                contains(lidx_errmsg(), "plain-choice.log.gz.lidx"),
+            "policy %u: %s", pols[k], lidx_errmsg());
+      size_t after_len;
+      char *after = read_file(gzside, &after_len);
+      CHECK(after_len == before_len && memcmp(after, before, after_len) == 0,
+            "the archive's sidecar changed");
+      free(after);
+    }
+    lidx_open_options_init(&o);
+    o.flags = LIDX_OPEN_PLAIN;
+    o.policy = LIDX_POLICY_FORCE;
+    CHECK_RC(lidx_open(gzlog, &o, &ix), LIDX_OK);
+    uint64_t size = 0;
+    CHECK_RC(lidx_source_len(ix, &size), LIDX_OK);
+    CHECK(size == gz_len, "forced plain: %" PRIu64 " bytes, want %zu", size,
+          gz_len);
+    lidx_close(ix);
+    free(gzbytes);
+    free(before);
+    free(gzside);
+    free(gzlog);
+  }
+
   /* A file that does not exist. */
   char *missing = path_in(dir, "no-such-file.log");
   CHECK_RC(open_with(missing, LIDX_POLICY_REFRESH, &v, &a), LIDX_ERROR_IO);
@@ -913,6 +960,244 @@ static void check_follow(const char *dir) {
   free(log);
 }
 
+/* ------------------------------------------------------------------ */
+/* Every policy × every verdict: an answer equal to a naive model of the
+ * file's bytes, or the error that says why; never an answer about bytes
+ * the sidecar does not describe. */
+
+enum matrix_case { M_UNCHANGED, M_APPENDED, M_REWRITTEN, M_FOREIGN, M_TOUCHED,
+                   M_MOVED, M_CASES };
+static const char *const case_names[M_CASES] = {
+    "unchanged", "appended", "rewritten", "foreign", "touched", "moved"};
+
+/* `n` lines of about 40 bytes: more than the fingerprint's head and tail
+ * blocks (64 KiB each). */
+static char *matrix_text(const char *word, int n, size_t *len) {
+  size_t cap = (size_t)n * 64, at = 0;
+  char *t = malloc(cap);
+  if (!t)
+    die("malloc");
+  for (int i = 1; i <= n; i++)
+    at += (size_t)snprintf(t + at, cap - at, "%s %06d %.*s\n", word, i, i % 23,
+                           "xxxxxxxxxxxxxxxxxxxxxxx");
+  *len = at;
+  return t;
+}
+
+static void set_mtime(const char *path, time_t t) {
+  struct timespec times[2] = {{t, 0}, {t, 0}};
+  if (utimensat(AT_FDCWD, path, times, 0) != 0)
+    die(path);
+}
+
+/* Sets up `c` in `dir`; returns b.log's path (the caller frees it). */
+static char *matrix_prepare(const char *dir, int c) {
+  char *b = path_in(dir, "b.log");
+  size_t len;
+  char *text = matrix_text("bravo-bravo", 8000, &len);
+  int v, a;
+  if (c == M_FOREIGN) {
+    char *a_log = path_in(dir, "a.log");
+    size_t alen;
+    char *atext = matrix_text("alpha", 6000, &alen);
+    write_file(a_log, "wb", atext, alen);
+    CHECK_RC(open_with(a_log, LIDX_POLICY_REFRESH, &v, &a), LIDX_OK);
+    char *a_side = sidecar_of(a_log), *b_side = sidecar_of(b);
+    size_t sl;
+    char *sb = read_file(a_side, &sl);
+    write_file(b_side, "wb", sb, sl);
+    write_file(b, "wb", text, len);
+    free(sb);
+    free(a_side);
+    free(b_side);
+    free(atext);
+    free(a_log);
+    free(text);
+    return b;
+  }
+  write_file(b, "wb", text, len);
+  set_mtime(b, 1000000000);
+  CHECK_RC(open_with(b, LIDX_POLICY_REFRESH, &v, &a), LIDX_OK);
+  switch (c) {
+  case M_APPENDED:
+    write_file(b, "ab", "appended one\nappended two\n", 26);
+    break;
+  case M_REWRITTEN: {
+    size_t n2;
+    char *t2 = matrix_text("charlie", 7000, &n2);
+    write_file(b, "wb", t2, n2);
+    free(t2);
+    break;
+  }
+  case M_MOVED:
+    /* Same size, one more line in the middle. */
+    for (size_t i = len / 2; i < len; i++)
+      if (text[i] == '0') {
+        text[i] = '\n';
+        break;
+      }
+    write_file(b, "wb", text, len);
+    break;
+  default:
+    break;
+  }
+  if (c != M_UNCHANGED)
+    set_mtime(b, 1000000060);
+  free(text);
+  return b;
+}
+
+/* What each policy gives: 0 answers about the whole file, 1 about its
+ * first 8000 lines; otherwise the status of every query (or of the open
+ * when `*open_fails`). */
+static int matrix_expect(uint32_t policy, int c, int *open_fails) {
+  *open_fails = 0;
+  if (policy == LIDX_POLICY_FORCE || c == M_UNCHANGED)
+    return 0;
+  if (policy == LIDX_POLICY_INSPECT) {
+    if (c == M_APPENDED)
+      return 1;
+    return c == M_FOREIGN ? LIDX_ERROR_FOREIGN : LIDX_ERROR_STALE;
+  }
+  if (c == M_FOREIGN) {
+    *open_fails = 1;
+    return LIDX_ERROR_FOREIGN;
+  }
+  if (policy == LIDX_POLICY_REFRESH || c == M_TOUCHED)
+    return 0;
+  *open_fails = 1;
+  return LIDX_ERROR_STALE;
+}
+
+static int count_0042(void *ctx, const lidx_line *l) {
+  (void)l;
+  (*(uint64_t *)ctx)++;
+  return 0;
+}
+
+/* Every query on `ix`: each must give `want` (an error status), or when
+ * `want` is LIDX_OK, the model's answer for the file's bytes. */
+static void matrix_queries(lidx_index *ix, const char *path, int want,
+                           const char *what) {
+  size_t len;
+  char *text = read_file(path, &len);
+  /* The naive model: every line start. */
+  size_t nl = 0;
+  for (size_t i = 0; i < len; i++)
+    nl += text[i] == '\n';
+  uint64_t *starts = malloc((nl + 2) * sizeof *starts);
+  if (!starts)
+    die("malloc");
+  size_t nlines = 0;
+  starts[nlines++] = 0;
+  for (size_t i = 0; i < len; i++)
+    if (text[i] == '\n')
+      starts[nlines++] = i + 1;
+  if (starts[nlines - 1] == len)
+    nlines--; /* no line after the last newline */
+  starts[nlines] = len;
+  uint64_t lines = 0;
+  CHECK_RC(lidx_line_count(ix, &lines), LIDX_OK);
+  uint64_t picks[5] = {0, 1, lines / 3, lines / 2, lines - 1};
+  for (int k = 0; k < 5; k++) {
+    uint64_t l = picks[k], s = 0, e = 0, at = 0;
+    int rc = lidx_line_span(ix, l, &s, &e);
+    if (want != LIDX_OK) {
+      CHECK(rc == want, "%s: line_span(%" PRIu64 ") gave %s", what, l,
+            lidx_status_str(rc));
+    } else {
+      CHECK(rc == LIDX_OK && l < nlines && s == starts[l] && e == starts[l + 1],
+            "%s: line_span(%" PRIu64 ") = %" PRIu64 "..%" PRIu64 " (%s)", what,
+            l, s, e, lidx_status_str(rc));
+    }
+    uint64_t off = l < nlines ? starts[l] + (starts[l + 1] - starts[l]) / 2
+                              : 1000;
+    rc = lidx_line_at(ix, off, &at);
+    if (want != LIDX_OK)
+      CHECK(rc == want, "%s: line_at gave %s", what, lidx_status_str(rc));
+    else
+      CHECK(rc == LIDX_OK && at == l, "%s: line_at(%" PRIu64 ") = %" PRIu64,
+            what, off, at);
+    uint8_t buf[512];
+    size_t needed = 0;
+    uint64_t got = 0;
+    rc = lidx_read_lines(ix, l, 3, buf, sizeof buf, &needed, &got);
+    if (want != LIDX_OK) {
+      CHECK(rc == want, "%s: read_lines gave %s", what, lidx_status_str(rc));
+    } else {
+      uint64_t last = l + 3 < lines ? l + 3 : lines;
+      size_t n = (size_t)(starts[last] - starts[l]);
+      CHECK(rc == LIDX_OK && got == last - l && needed == n &&
+                memcmp(buf, text + starts[l], n) == 0,
+            "%s: read_lines(%" PRIu64 ") = %.*s", what, l, (int)needed, buf);
+    }
+  }
+  lidx_pattern *p = NULL;
+  CHECK_RC(lidx_pattern_new("0042", NULL, &p), LIDX_OK);
+  uint64_t hits = 0, matched = 0;
+  int rc = lidx_search(ix, p, 0, lines, count_0042, &hits, &matched);
+  if (want != LIDX_OK) {
+    CHECK(rc == want && hits == 0, "%s: search gave %s, %" PRIu64 " hits",
+          what, lidx_status_str(rc), hits);
+  } else {
+    uint64_t model = 0;
+    for (uint64_t l = 0; l < lines && l < nlines; l++) {
+      const char *a = text + starts[l];
+      size_t n = (size_t)(starts[l + 1] - starts[l]);
+      for (size_t i = 0; i + 4 <= n; i++)
+        if (memcmp(a + i, "0042", 4) == 0) {
+          model++;
+          break;
+        }
+    }
+    CHECK(rc == LIDX_OK && hits == model && matched == model,
+          "%s: search: %" PRIu64 " hits, want %" PRIu64, what, hits, model);
+  }
+  lidx_pattern_free(p);
+  free(starts);
+  free(text);
+}
+
+static void check_policy_matrix(const char *dir) {
+  const uint32_t policies[4] = {LIDX_POLICY_REFRESH, LIDX_POLICY_NO_REFRESH,
+                                LIDX_POLICY_FORCE, LIDX_POLICY_INSPECT};
+  const char *policy_names[4] = {"refresh", "no-refresh", "force", "inspect"};
+  for (int pi = 0; pi < 4; pi++)
+    for (int c = 0; c < M_CASES; c++) {
+      char what[64];
+      snprintf(what, sizeof what, "%s x %s", policy_names[pi], case_names[c]);
+      char name[64];
+      snprintf(name, sizeof name, "matrix-%d-%d", pi, c);
+      char *sub = path_in(dir, name);
+      if (mkdir(sub, 0700) != 0)
+        die(sub);
+      char *b = matrix_prepare(sub, c);
+      int open_fails;
+      int want = matrix_expect(policies[pi], c, &open_fails);
+      lidx_open_options o;
+      lidx_open_options_init(&o);
+      o.policy = policies[pi];
+      lidx_index *ix = NULL;
+      int rc = lidx_open(b, &o, &ix);
+      if (open_fails) {
+        CHECK(rc == want && ix == NULL, "%s: open gave %s", what,
+              lidx_status_str(rc));
+      } else {
+        CHECK(rc == LIDX_OK, "%s: open gave %s", what, lidx_status_str(rc));
+        if (ix) {
+          uint64_t lines = 0;
+          lidx_line_count(ix, &lines);
+          if (want == 1)
+            CHECK(lines == 8000, "%s: %" PRIu64 " lines", what, lines);
+          matrix_queries(ix, b, want <= 1 ? LIDX_OK : want, what);
+          lidx_close(ix);
+        }
+      }
+      free(b);
+      free(sub);
+    }
+}
+
 static int run_api(int argc, char **argv) {
   if (argc != 6) {
     fprintf(stderr, "usage: test api WORKDIR PLAIN GZ ZST\n");
@@ -923,6 +1208,7 @@ static int run_api(int argc, char **argv) {
   check_null_arguments(plain);
   check_options(plain);
   check_lifecycle(dir, plain);
+  check_policy_matrix(dir);
 
   size_t len;
   char *text = read_file(plain, &len);

@@ -198,9 +198,14 @@
 
 /**
  * Open the existing sidecar whatever its freshness and never write: the
- * verdict (lidx_verdict()) tells appended from rewritten. Answers describe
- * the source as it was indexed; a query that finds it changed fails with
- * LIDX_ERROR_STALE.
+ * verdict (lidx_verdict()) tells appended from rewritten, and lidx_info()
+ * describes the sidecar. Queries about the source (spans, lines, offsets,
+ * searches) answer only where the sidecar describes its bytes: with
+ * LIDX_VERDICT_UNCHANGED, and with LIDX_VERDICT_APPENDED for the lines
+ * indexed (the source as it was indexed). With LIDX_VERDICT_REWRITTEN or
+ * LIDX_VERDICT_UNVERIFIED they fail with LIDX_ERROR_STALE, or
+ * LIDX_ERROR_FOREIGN for a sidecar built for a file of another name; a
+ * query that finds the source changed fails with LIDX_ERROR_STALE.
  */
 #define LIDX_POLICY_INSPECT 3
 
@@ -208,7 +213,10 @@
  * Index the source's bytes as they are, whatever its first bytes say (a
  * file that only starts like gzip; compressed data wanted as bytes).
  * Without it, a build refuses another compression format
- * (LIDX_ERROR_UNSUPPORTED).
+ * (LIDX_ERROR_UNSUPPORTED). An explicit choice: a sidecar that indexes
+ * the text of a gzip or zstd archive is not used for its bytes
+ * (LIDX_ERROR_INVALID, the sidecar left as it is); LIDX_POLICY_FORCE
+ * rebuilds it over the bytes, `sidecar` names another one.
  */
 #define LIDX_OPEN_PLAIN 1
 
@@ -814,8 +822,9 @@ int lidx_source_len(const struct lidx_index *index,
  * source for a final line without one). Either output may be NULL.
  *
  * Returns LIDX_OK; LIDX_PAST_END when `line` >= the line count (outputs
- * unchanged); or an error (_INVALID, _IO, _STALE, _CORRUPT, _SOURCE,
- * _REMOTE). Thread-safe. Cost: a B+tree descent through the page cache
+ * unchanged); or an error (_INVALID, _IO, _STALE, _FOREIGN (both with
+ * LIDX_POLICY_INSPECT: see there), _CORRUPT, _SOURCE, _REMOTE).
+ * Thread-safe. Cost: a B+tree descent through the page cache
  * and a read of the source from the nearest checkpoint (at most about one
  * spacing, 64 KiB by default).
  *
@@ -856,7 +865,7 @@ int lidx_line_at(const struct lidx_index *index,
  *   bytes. `buf` may be NULL with `cap` 0 to learn the size only.
  *
  * Other errors: _INVALID, _IO, _STALE (the bytes no longer hold the lines
- * the index promised), _CORRUPT, _SOURCE, _REMOTE. Thread-safe; `buf`
+ * the index promised), _FOREIGN, _CORRUPT, _SOURCE, _REMOTE. Thread-safe; `buf`
  * belongs to the caller and is not kept.
  *
  * # Safety

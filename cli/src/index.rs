@@ -25,7 +25,9 @@ pub struct IndexArgs {
     span: Option<u64>,
     /// Index FILE's bytes as they are, even if they start with the gzip
     /// magic or are in a compression format lidx does not read (zstd, xz,
-    /// bzip2, a zlib stream, ...), which is otherwise refused.
+    /// bzip2, a zlib stream, ...), which is otherwise refused. A sidecar
+    /// that indexes an archive's text is refused, not replaced: --force
+    /// rebuilds it over the bytes, --index names another.
     #[arg(long)]
     plain: bool,
     /// Also index the lines' times, for --since/--until and

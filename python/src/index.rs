@@ -110,7 +110,9 @@ pub(crate) fn verdict_name(v: Verdict) -> &'static str {
 /// cache's budget (and, for a gzip source, the decoded spans'). ``spacing``
 /// (bytes between checkpoints, default 65536) and ``span`` (gzip: text
 /// bytes between access points, default 1 MiB) apply to builds. ``plain``
-/// indexes the file's bytes as they are, whatever its first bytes say.
+/// indexes the file's bytes as they are, whatever its first bytes say (a
+/// sidecar of the archive's text is then refused, ``InvalidArgumentError``,
+/// unless ``force`` rebuilds it or ``sidecar`` names another).
 /// ``force`` rebuilds even a fresh sidecar. ``progress(done, total)`` is
 /// called during a build with bytes read (at most every 50 ms); returning
 /// ``False`` cancels it (``CancelledError``; nothing is written), and an

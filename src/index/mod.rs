@@ -12,6 +12,7 @@
 //! without `\n` is still a line; `\r` is content.
 
 mod follow;
+mod guard;
 pub(crate) mod gzip;
 mod lines;
 pub mod locate;
@@ -44,7 +45,9 @@ pub const DEFAULT_CACHE_BYTES: usize = 16 << 20;
 
 /// An opened line index. `Send + Sync`: share one across threads.
 pub struct Index {
-    source: Box<dyn ReadAt>,
+    /// The source's text, refused while the verdict says the sidecar may
+    /// not describe it (see [`guard`]).
+    source: guard::Guarded,
     sidecar_file: std::sync::Arc<dyn ReadAt>,
     sidecar_path: PathBuf,
     sidecar_len: u64,
@@ -293,6 +296,14 @@ impl Index {
         } else {
             source
         };
+        let source_path = source.path().to_path_buf();
+        let refusal = guard::Refusal::of(
+            verdict,
+            &source_path,
+            &sidecar_path,
+            foreign_name(verdict, &sb, &source_path),
+        );
+        let source = guard::Guarded::new(source, refusal);
         let ap_hints =
             (gz && stat.remote).then(|| gzip::ApHints::new(std::sync::Arc::clone(&sidecar), &sb));
         // The node pages (line tree, time tree) end where a gzip sidecar's
@@ -345,7 +356,16 @@ impl Index {
         if self.verdict != Verdict::Unverified {
             return Ok(self.verdict);
         }
-        match verify::rescan(self, progress) {
+        // Same line starts and the same times (a stamp may change without
+        // moving a line) are the same answers.
+        let same = verify::rescan(self, progress).and_then(|()| {
+            self.source.set_refusal(None);
+            if self.sb.has_time_index() {
+                self.verify_time(true)?;
+            }
+            Ok(())
+        });
+        match same {
             Ok(()) => {
                 self.verdict = Verdict::Unchanged;
                 self.evidence = Some(Evidence::Content(Proof::Rescan));
@@ -354,9 +374,24 @@ impl Index {
                 }
             }
             Err(Error::SourceChanged { .. }) => self.verdict = Verdict::Rewritten,
-            Err(e) => return Err(e),
+            Err(e) => {
+                self.refuse_per_verdict();
+                return Err(e);
+            }
         }
+        self.refuse_per_verdict();
         Ok(self.verdict)
+    }
+
+    /// Sets the source's guard as the verdict says.
+    fn refuse_per_verdict(&mut self) {
+        let refusal = guard::Refusal::of(
+            self.verdict,
+            self.source.path(),
+            &self.sidecar_path,
+            self.built_for_another_file(),
+        );
+        self.source.set_refusal(refusal);
     }
 
     /// Builds a sidecar for `source` in memory and opens it (tests, small
@@ -404,7 +439,7 @@ impl Index {
 
     /// The source as a positional reader (its length is the indexed size).
     pub fn source(&self) -> &dyn ReadAt {
-        &*self.source
+        &self.source
     }
 
     /// The decoded superblock. Its [`Superblock::head_len`] is the prefix
@@ -433,16 +468,21 @@ impl Index {
     /// refuses such a sidecar ([`Error::Foreign`]) rather than rebuild over
     /// what may be someone's prebuilt index.
     pub fn built_for_another_file(&self) -> Option<String> {
-        use std::os::unix::ffi::OsStrExt;
-        let built_for = &self.sb.source_name;
-        let name = self
-            .source_path()
-            .file_name()
-            .map(|n| n.as_bytes())
-            .unwrap_or_default();
-        let name = &name[..name.len().min(crate::format::SOURCE_NAME_MAX)];
-        (self.verdict == Verdict::Rewritten && !built_for.is_empty() && built_for != name)
-            .then(|| String::from_utf8_lossy(built_for).into_owned())
+        foreign_name(self.verdict, &self.sb, self.source_path())
+    }
+
+    /// Fails unless the sidecar describes the source's bytes (see
+    /// [`guard`]): every answer about the source starts here or in a read
+    /// of it.
+    #[inline]
+    pub(crate) fn check_described(&self) -> Result<()> {
+        self.source.check()
+    }
+
+    /// The source without the verdict's guard: for the checks that decide
+    /// the verdict.
+    pub(crate) fn unguarded_source(&self) -> &dyn ReadAt {
+        self.source.unguarded()
     }
 
     /// [`Index::built_for_another_file`] as an error.
@@ -510,6 +550,7 @@ impl Index {
     /// lookup only; no source I/O).
     #[inline]
     pub fn checkpoint_for_line(&self, line: u64) -> Result<Checkpoint> {
+        self.check_described()?;
         if let Some(h) = &self.ap_hints {
             h.for_line(line, self.sb.line_count);
         }
@@ -520,6 +561,7 @@ impl Index {
     /// only; no source I/O).
     #[inline]
     pub fn checkpoint_for_offset(&self, offset: u64) -> Result<Checkpoint> {
+        self.check_described()?;
         if let Some(h) = &self.ap_hints {
             h.for_offset(offset);
         }
@@ -653,6 +695,7 @@ impl Index {
 
     /// Byte offset where line `line` starts.
     pub fn line_start(&self, line: u64) -> Result<u64> {
+        self.check_described()?;
         if line >= self.line_count() {
             return Err(self.past_end_line(line));
         }
@@ -670,6 +713,7 @@ impl Index {
     /// Byte offset just past line `line` (after its `\n`, or the end of the
     /// source for a final line without one).
     pub fn line_end(&self, line: u64) -> Result<u64> {
+        self.check_described()?;
         if line >= self.line_count() {
             return Err(self.past_end_line(line));
         }
@@ -690,6 +734,7 @@ impl Index {
     /// Byte span of lines `lines` (clamped to the line count); empty at the
     /// end of the source when the range lies past the end.
     pub fn lines_span(&self, lines: Range<u64>) -> Result<Range<u64>> {
+        self.check_described()?;
         let a = lines.start.min(self.line_count());
         let b = lines.end.min(self.line_count());
         if a >= b {
@@ -711,6 +756,7 @@ impl Index {
 
     /// The 0-based number of the line holding byte `offset`.
     pub fn line_at(&self, offset: u64) -> Result<u64> {
+        self.check_described()?;
         if offset >= self.source_len() {
             if let Some(e) = self.damaged_error() {
                 return Err(e);
@@ -744,4 +790,15 @@ impl Index {
     pub fn verify(&self, full: bool) -> Result<VerifyReport> {
         verify::verify(self, full)
     }
+}
+
+/// The name `sb` records, when the source's differs and the verdict says
+/// the source is not the one indexed (see [`Index::built_for_another_file`]).
+fn foreign_name(verdict: Verdict, sb: &Superblock, source: &Path) -> Option<String> {
+    use std::os::unix::ffi::OsStrExt;
+    let built_for = &sb.source_name;
+    let name = source.file_name().map(|n| n.as_bytes()).unwrap_or_default();
+    let name = &name[..name.len().min(crate::format::SOURCE_NAME_MAX)];
+    (verdict == Verdict::Rewritten && !built_for.is_empty() && built_for != name)
+        .then(|| String::from_utf8_lossy(built_for).into_owned())
 }

@@ -150,8 +150,13 @@ impl OpenOptions {
     /// say ([`BuildOptions::plain`]): a file that starts with the gzip
     /// magic without being gzip, or compressed data whose bytes are wanted
     /// as they are. Without it, a build refuses data in another compression
-    /// format ([`Error::UnsupportedSource`]). A fresh sidecar is used as it
-    /// is, whichever way it was built.
+    /// format ([`Error::UnsupportedSource`]), and a fresh sidecar is used as
+    /// it is, whichever way it was built.
+    ///
+    /// An explicit choice binds: a sidecar that indexes the text of an
+    /// archive is not used for its bytes ([`Error::InvalidArgument`];
+    /// [`OpenOptions::force`] rebuilds it as plain, [`OpenOptions::sidecar`]
+    /// names another).
     pub fn plain(&mut self, yes: bool) -> &mut OpenOptions {
         self.build.plain = yes;
         self
@@ -216,7 +221,26 @@ impl OpenOptions {
             return Err(self.missing(&src, source, path)?);
         }
         let side = FileSource::open(&path)?;
-        Index::from_parts_with(Box::new(src), Box::new(side), &stat, self.cache_bytes)
+        let index = Index::from_parts_with(Box::new(src), Box::new(side), &stat, self.cache_bytes)?;
+        self.check_kind(&index)?;
+        Ok(index)
+    }
+
+    /// Fails when [`OpenOptions::plain`] asks for the bytes of a file whose
+    /// sidecar indexes the text of an archive.
+    pub(super) fn check_kind(&self, index: &Index) -> Result<()> {
+        let sb = index.superblock();
+        if !self.build.plain || sb.source_kind == crate::format::SOURCE_KIND_PLAIN {
+            return Ok(());
+        }
+        let kind = if sb.is_zstd() { "zstd" } else { "gzip" };
+        Err(Error::InvalidArgument(format!(
+            "{}: the sidecar indexes the text of the {kind} archive {}, not its bytes \
+             as asked (plain): name another sidecar for the bytes, or rebuild this one \
+             (force)",
+            index.sidecar_path().display(),
+            index.source_path().display()
+        )))
     }
 
     /// The error for a source without a sidecar: [`Error::Missing`], or
@@ -381,6 +405,11 @@ impl OpenOptions {
                     self.cache_bytes,
                 )
             });
+            if !self.force
+                && let Ok(index) = &opened
+            {
+                self.check_kind(index)?;
+            }
             let mut action = Action::Opened;
             if !self.force
                 && let Ok(index) = &mut opened

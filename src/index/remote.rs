@@ -303,7 +303,10 @@ fn classify(src: RemoteSource, index: Index) -> (RemoteSource, Found) {
 pub(super) fn inspect(oo: &OpenOptions, url: &Path) -> Result<Index> {
     let p = plan(oo, url)?;
     match find(oo, &p)? {
-        (_, Found::Fresh(i)) | (_, Found::Stale(i, _)) | (_, Found::Unverified(i, _)) => Ok(i),
+        (_, Found::Fresh(i)) | (_, Found::Stale(i, _)) | (_, Found::Unverified(i, _)) => {
+            oo.check_kind(&i)?;
+            Ok(i)
+        }
         (src, Found::Missing(at)) => Err(missing(oo, &src, url, at)?),
     }
 }
@@ -333,6 +336,11 @@ pub(super) fn open(
     oo.build.validate()?;
     let p = plan(oo, url)?;
     let (src, mut found) = find(oo, &p)?;
+    if let Found::Fresh(i) | Found::Stale(i, _) | Found::Unverified(i, _) = &found
+        && !oo.force
+    {
+        oo.check_kind(i)?;
+    }
     if let Found::Unverified(mut index, at) = found {
         // Only the modification time differs (a transfer never keeps it):
         // the content decides, as for a local file (one re-read of a plain

@@ -16,6 +16,7 @@ use crate::error::{Error, Result};
 use crate::format::time::TimeHeader;
 use crate::format::{PageKind, eytzinger};
 use crate::ingest::time::{HEAD, Heads, NO_MAX, NO_MIN, TimeStart};
+use crate::io::ReadAt;
 use crate::time::{Nanos, TimeFormat, digest, undigest};
 use crate::tree::{ByLine, ByOffset, Checkpoint, Column};
 use std::ops::Range;
@@ -443,6 +444,7 @@ impl Index {
     /// the line count when no line is. Lines before the first stamp have
     /// no time and are never at or after anything.
     pub fn line_at_time(&self, t: Nanos) -> Result<u64> {
+        self.check_described()?;
         let ti = self.time_index()?;
         let d = digest(t);
         let from = match d.checked_sub(1) {
@@ -495,6 +497,7 @@ impl Index {
     /// are not in order, the lines between those two are all in the range,
     /// whatever their own time (spec §12.4).
     pub fn time_range(&self, since: Option<Nanos>, until: Option<Nanos>) -> Result<Range<u64>> {
+        self.check_described()?;
         let start = match since {
             Some(t) => self.line_at_time(t)?,
             None => {
@@ -512,6 +515,7 @@ impl Index {
     /// The time of line `line` (0-based): its stamp's, or the last stamp's
     /// before it; `None` before the first stamp.
     pub fn line_time(&self, line: u64) -> Result<Option<Nanos>> {
+        self.check_described()?;
         let ti = self.time_index()?;
         if line >= self.line_count() {
             return Err(self.past_end_line(line));

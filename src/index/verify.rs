@@ -220,7 +220,7 @@ pub(super) fn verify(index: &Index, full: bool) -> Result<VerifyReport> {
 pub(super) fn rescan(index: &Index, progress: &mut dyn FnMut(u64, u64) -> bool) -> Result<()> {
     let sb = index.superblock();
     let cache = index.cache();
-    let src = index.source();
+    let src = index.unguarded_source();
     let size = sb.text_len();
     let mismatch = |what: String| Error::SourceChanged {
         path: src.path().to_path_buf(),
