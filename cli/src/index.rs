@@ -33,12 +33,17 @@ pub struct IndexArgs {
     /// Also index the lines' times, for --since/--until and
     /// line-at-time (a log's stamps: ISO 8601, syslog, the common log
     /// format, epoch seconds or milliseconds, detected from the first
-    /// lines). A sidecar without one gets one on the first time query.
+    /// lines; also nginx's error log, Apache's, Spark's and HDFS's forms,
+    /// JSON and logfmt time keys). A sidecar without one gets one on the
+    /// first time query.
     #[arg(long)]
     time: bool,
-    /// How stamps are written (implies --time): iso8601, syslog, clf,
-    /// epoch-s, epoch-ms, or a strftime format such as '%d.%m.%Y %H:%M:%S'.
-    #[arg(long, value_name = "FORMAT")]
+    /// How stamps are written (implies --time): a name (iso8601, syslog,
+    /// clf, epoch-s, epoch-ms, ymd-slash, yy-slash, yymmdd, ctime, keyed)
+    /// or a strptime format such as '%d.%m.%Y %H:%M:%S', read at the
+    /// field where the first lines show plausible times (`strptime@K:F`
+    /// names field K).
+    #[arg(long, value_name = "FORMAT", allow_hyphen_values = true)]
     time_format: Option<String>,
     /// Time zone of stamps without one (implies --time): an IANA name such
     /// as Europe/Paris, UTC, or an offset such as +01:00 (default: the

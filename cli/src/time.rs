@@ -27,10 +27,12 @@ pub struct TimeArgs {
     /// Only the lines up to the last before T.
     #[arg(long, value_name = "T", allow_hyphen_values = true)]
     pub until: Option<String>,
-    /// How stamps are written, for a time index built now: iso8601,
-    /// syslog, clf, epoch-s, epoch-ms, or a strftime format such as
-    /// '%d.%m.%Y %H:%M:%S' (default: detected from the first lines).
-    #[arg(long, value_name = "FORMAT")]
+    /// How stamps are written, for a time index built now: a name
+    /// (iso8601, syslog, clf, epoch-s, epoch-ms, ymd-slash, yy-slash,
+    /// yymmdd, ctime, keyed) or a strptime format such as
+    /// '%d.%m.%Y %H:%M:%S', read where the first lines show it (default:
+    /// detected from the first lines).
+    #[arg(long, value_name = "FORMAT", allow_hyphen_values = true)]
     pub time_format: Option<String>,
     /// Time zone of stamps without one, for a time index built now (an
     /// IANA name such as Europe/Paris, UTC, or an offset such as +01:00;
@@ -119,7 +121,7 @@ pub struct LineAtTimeArgs {
     at: String,
     /// How stamps are written, for a time index built now (default:
     /// detected); see `lidx lines --help`.
-    #[arg(long, value_name = "FORMAT")]
+    #[arg(long, value_name = "FORMAT", allow_hyphen_values = true)]
     time_format: Option<String>,
     /// Time zone of stamps without one, for a time index built now.
     #[arg(long, value_name = "ZONE")]

@@ -8,6 +8,7 @@ use crate::ingest::sniff::{self, Sniffed};
 use crate::ingest::writer::AtomicFile;
 use crate::ingest::{self, BuildOptions, SourceInfo};
 use crate::io::{FileSource, ReadAt};
+use crate::time::TimeKind;
 use std::path::{Path, PathBuf};
 
 /// What opening did to get a usable sidecar.
@@ -181,8 +182,16 @@ impl OpenOptions {
             return Ok(true);
         };
         if let Some(k) = &want.format {
-            let name = crate::time::TimeFormat::new(k.clone(), "UTC", 0)?.name();
-            if have.format.strip_prefix("auto:").unwrap_or(&have.format) != name {
+            let have_kind = crate::time::TimeFormat::kind_of(&have.format)?;
+            let same = match (k, &have_kind) {
+                // A strptime format without a place: wherever the build
+                // found it.
+                (TimeKind::Strptime(w), TimeKind::Strptime(h)) if w.place().is_none() => {
+                    w.format() == h.format()
+                }
+                _ => *k == have_kind,
+            };
+            if !same {
                 return Ok(true);
             }
         }

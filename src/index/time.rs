@@ -585,9 +585,15 @@ impl Index {
         let ti = self.time_index()?;
         let last = ti.header.entries - 1;
         let prev = self.in_effect(&ti, last)?;
+        let cp = self.checkpoint_at(last)?;
         let start = TimeStart {
             format: ti.format.clone(),
-            offset: self.checkpoint_at(last)?.offset,
+            offset: cp.offset,
+            line: cp.line,
+            // An extension checks what it reads for plausibility but for
+            // the modification time (it is the appended bytes').
+            mtime: 0,
+            source: self.source_path().to_path_buf(),
             first_span: last,
             prev,
             years: ti

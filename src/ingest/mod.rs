@@ -434,19 +434,28 @@ pub(crate) fn time_start(
         t.tz.as_deref().unwrap_or("local"),
         &lines,
         info.mtime.0,
-    )?
-        .ok_or_else(|| {
-            Error::InvalidArgument(format!(
-                "{}: no timestamps recognised in its first lines (iso8601, syslog, clf, epoch-s, epoch-ms); give --time-format",
-                src.path().display()
-            ))
-        })?;
+    )
+    .map_err(|e| match e {
+        Error::InvalidArgument(m) => {
+            Error::InvalidArgument(format!("{}: {m}", src.path().display()))
+        }
+        e => e,
+    })?
+    .ok_or_else(|| {
+        Error::InvalidArgument(format!(
+            "{}: no timestamps recognised in its first lines (iso8601, clf, syslog, epoch-s, epoch-ms, ymd-slash, ctime, yy-slash, yymmdd, keyed); give --time-format",
+            src.path().display()
+        ))
+    })?;
     Ok(Some(TimeStart {
         format,
         offset: 0,
         first_span: 0,
         prev: None,
         years: Vec::new(),
+        line: 0,
+        mtime: info.mtime.0,
+        source: src.path().to_path_buf(),
     }))
 }
 

@@ -122,6 +122,12 @@ pub(crate) struct TimeStart {
     pub prev: Option<(Nanos, i32)>,
     /// The year table of the spans before (§12).
     pub years: Vec<(u64, i32)>,
+    /// The line at `offset` (0-based), for messages.
+    pub line: u64,
+    /// The source's modification time in seconds (0: unknown), and its
+    /// path, for the plausibility check and its message.
+    pub mtime: i64,
+    pub source: std::path::PathBuf,
 }
 
 /// What a tolerant gzip build returns to when the text after a point is
@@ -133,6 +139,7 @@ pub(crate) struct TimeMark {
     span_max: u64,
     years: usize,
     line_start: u64,
+    sense: Sense,
 }
 
 /// The time pass of one build.
@@ -156,12 +163,118 @@ struct SpanState {
     /// (span, year) where the wall-clock year of the stamp in effect at a
     /// span's start changes (§12): syslog stamps carry no year.
     years: Vec<(u64, i32)>,
+    /// What the stamps read so far look like.
+    sense: Sense,
+    mtime: i64,
+    source: std::path::PathBuf,
+}
+
+/// Counts that tell whether the times a format reads are plausible for
+/// the file, or a format reading something else (a sequence number read
+/// as epoch seconds, a field of random numbers): R-127.
+#[derive(Debug, Clone, Copy, Default)]
+struct Sense {
+    /// The current line (0-based) and the first line's number.
+    line: u64,
+    stamped: u64,
+    /// Stamps before 1980, and after the file's modification time plus a
+    /// day; with the first line of each.
+    early: (u64, u64),
+    late: (u64, u64),
+    /// Consecutive stamps more than a day apart, backwards and forwards.
+    back: u64,
+    forth: u64,
+    prev: Option<Nanos>,
+    /// The first stamped line and its time.
+    first: Option<(u64, Nanos)>,
+    /// The line of the first zone abbreviation the zone contradicts.
+    conflict_line: Option<u64>,
+}
+
+/// Before 1980-01-01T00:00:00Z.
+const EARLY: Nanos = 315_532_800 * 1_000_000_000;
+const DAY: Nanos = 86_400 * 1_000_000_000;
+
+impl Sense {
+    fn stamp(&mut self, t: Nanos, mtime: i64) {
+        let line = self.line;
+        self.stamped += 1;
+        if self.first.is_none() {
+            self.first = Some((line, t));
+        }
+        if t < EARLY {
+            if self.early.0 == 0 {
+                self.early.1 = line;
+            }
+            self.early.0 += 1;
+        }
+        if mtime > 0 && t > (mtime.saturating_add(86_400)).saturating_mul(1_000_000_000) {
+            if self.late.0 == 0 {
+                self.late.1 = line;
+            }
+            self.late.0 += 1;
+        }
+        if let Some(p) = self.prev {
+            if t < p.saturating_sub(DAY) {
+                self.back += 1;
+            } else if t > p.saturating_add(DAY) {
+                self.forth += 1;
+            }
+        }
+        self.prev = Some(t);
+    }
+
+    /// Why the times read are implausible, if they are (R-127): most
+    /// before 1980 or after the file was last written, or jumping more
+    /// than a day both ways between most lines.
+    fn implausible(&self, mtime: i64) -> Option<String> {
+        let n = self.stamped;
+        let pct = |k: u64| k * 100 / n.max(1);
+        if n == 0 {
+            return None;
+        }
+        if self.early.0 * 2 > n {
+            return Some(format!(
+                "{}% of its {n} stamps read before 1980 (line {}: {})",
+                pct(self.early.0),
+                self.early.1 + 1,
+                crate::time::format_instant(self.first_at(self.early.1))
+            ));
+        }
+        if self.late.0 * 2 > n {
+            return Some(format!(
+                "{}% of its {n} stamps read after the file was last modified ({}), \
+                 the first at line {}",
+                pct(self.late.0),
+                crate::time::format_instant(mtime.saturating_mul(1_000_000_000)),
+                self.late.1 + 1
+            ));
+        }
+        let jumps = self.back.min(self.forth);
+        if n >= 16 && jumps * 4 > n - 1 {
+            return Some(format!(
+                "its stamps jump by more than a day, back and forth, between {}% of \
+                 consecutive stamped lines",
+                pct(self.back + self.forth)
+            ));
+        }
+        None
+    }
+
+    /// The time of the first stamp if it was at `line` (for messages).
+    fn first_at(&self, line: u64) -> Nanos {
+        match self.first {
+            Some((l, t)) if l == line => t,
+            _ => self.prev.unwrap_or(0),
+        }
+    }
 }
 
 impl TimeBuilder {
     /// A pass from `start`.
     pub(crate) fn new(start: TimeStart) -> TimeBuilder {
         let mut stamper = start.format.stamper();
+        stamper.check_zones(true);
         if let Some((t, y)) = start.prev {
             stamper.anchor(t, y);
         }
@@ -180,6 +293,12 @@ impl TimeBuilder {
                 span_count: 0,
                 first_span: start.first_span,
                 years: start.years,
+                sense: Sense {
+                    line: start.line,
+                    ..Sense::default()
+                },
+                mtime: start.mtime,
+                source: start.source,
             },
         }
     }
@@ -199,6 +318,7 @@ impl TimeBuilder {
             span_max: s.span_max,
             years: s.years.len(),
             line_start: self.heads.line_start(),
+            sense: s.sense,
         }
     }
 
@@ -209,6 +329,7 @@ impl TimeBuilder {
         s.span_min = mark.span_min;
         s.span_max = mark.span_max;
         s.years.truncate(mark.years);
+        s.sense = mark.sense;
         s.boundaries.clear();
         self.heads.reset(mark.line_start);
     }
@@ -247,6 +368,7 @@ impl TimeBuilder {
                     s.stamper.anchor(t, year);
                     s.extend(t);
                 }
+                s.sense.line += 1;
                 Ok(())
             }
         }
@@ -297,6 +419,40 @@ impl SpanState {
         self.close_before(start)?;
         if let Some(t) = self.stamper.stamp(head) {
             self.extend(t);
+            if self.sense.conflict_line.is_none() && self.stamper.zone_conflict().is_some() {
+                self.sense.conflict_line = Some(self.sense.line);
+            }
+        }
+        self.sense.line += 1;
+        Ok(())
+    }
+
+    /// The error for times that cannot be right (R-126, R-127), if any.
+    fn check(&self) -> Result<()> {
+        let name = self.stamper.format().name();
+        let path = self.source.display();
+        if let (Some(c), Some(line)) = (self.stamper.zone_conflict(), self.sense.conflict_line) {
+            let zone = self.stamper.format().tz_name();
+            let hm = |o: i32| format!("{:+03}:{:02}", o / 3600, (o % 3600).abs() / 60);
+            let written = match c.written.offset {
+                Some(o) => format!("{} ({})", c.written.name, hm(o)),
+                None => c.written.name.to_string(),
+            };
+            return Err(Error::InvalidArgument(format!(
+                "{path}: line {}: the stamp is followed by the zone abbreviation {written}, \
+                 but stamps without an offset are read in zone {zone}, where that time is \
+                 {} ({}): give --tz with the zone the log was written in",
+                line + 1,
+                c.zone_abbr,
+                hm(c.zone_offset)
+            )));
+        }
+        if let Some(why) = self.sense.implausible(self.mtime) {
+            return Err(Error::InvalidArgument(format!(
+                "{path}: the times read as {name} are implausible: {why}; the format reads \
+                 something other than the lines' stamps: give --time-format (for a strptime \
+                 format, `strptime@K:FORMAT` reads it at field K)"
+            )));
         }
         Ok(())
     }
@@ -312,6 +468,7 @@ impl SpanState {
 
     /// A line of the current span has time `t`.
     fn extend(&mut self, t: Nanos) {
+        self.sense.stamp(t, self.mtime);
         let d = digest(t);
         self.span_min = self.span_min.min(d);
         self.span_max = self.span_max.max(d);
@@ -338,6 +495,7 @@ impl TimeBuilder {
         let mut st = self.state;
         self.heads
             .finish(end, &mut |start, head| st.line(start, head))?;
+        st.check()?;
         // Spans whose checkpoint lies at or past `end` were never begun
         // (their boundary waits); the current one ends here.
         st.years

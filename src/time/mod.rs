@@ -3,7 +3,9 @@
 //! A [`TimeFormat`] says how a line's timestamp is written (RFC 3339/ISO
 //! 8601, `2026-11-30 19:32:00,123` as log4j and Python write it, syslog
 //! `Nov 30 19:32:00`, the common log format `[30/Nov/2026:19:32:00
-//! +0000]`, epoch seconds or milliseconds, or a strftime-like format);
+//! +0000]`, epoch seconds or milliseconds, nginx's, Spark's, HDFS's and
+//! `ctime`'s forms, a JSON or logfmt time key, or a `strptime` format at a
+//! place in the line);
 //! [`TimeFormat::detect`] picks one from a file's first lines, and a
 //! [`Stamper`] reads the time of each line as nanoseconds since the Unix
 //! epoch (UTC). A stamp without a zone is read in the format's time zone
@@ -17,11 +19,18 @@
 //! years 1678 to 2261; [`digest`] maps them to order-preserving `u64` keys
 //! for the time index (spec §12).
 
+mod detect;
 mod expr;
 mod format;
+mod readers;
+mod stamper;
+mod strptime;
 
 pub use expr::parse_expr;
-pub use format::{Stamper, TimeFormat, TimeKind};
+pub use format::{ISO_WINDOW, TimeFormat, TimeKind};
+pub use readers::Abbr;
+pub use stamper::{Stamper, ZoneConflict};
+pub use strptime::{Place, Strptime};
 
 /// Nanoseconds since the Unix epoch, UTC.
 pub type Nanos = i64;

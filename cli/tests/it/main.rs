@@ -25,6 +25,8 @@
 //!   the model; request counts from the access log.
 //! - [`time`]: the time index against a generator that knows each
 //!   stamp's instant, `awk` windows and lnav's time filter.
+//! - [`timelogs`]: the time index on excerpts of real logs (loghub, lnav's
+//!   test logs) against each line's stamp as an independent oracle read it.
 //! - [`zstd`]: zstd seekable sources (`lidx pack`, zeekstd, a hand-built
 //!   archive) against `zstd -dc | sed`, damage, plain `.zst` refused,
 //!   appended archives.
@@ -57,5 +59,6 @@ mod ship;
 mod sidecar;
 mod threads;
 mod time;
+mod timelogs;
 mod view;
 mod zstd;

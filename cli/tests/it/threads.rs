@@ -411,7 +411,7 @@ fn parallel_time_ingest_writes_the_sequential_sidecar() {
                 mo + 1,
                 "L".repeat(600 + rng.below(30_000) as usize)
             ),
-            _ => format!("{}.{ms:03} epoch line {body}\n", 1_772_000_000 + t),
+            _ => format!("{}{ms:03} epoch line {body}\n", 1_772_000_000 + t),
         }
     };
     let make = |rng: &mut Rng, styles: &[u64], size: usize| -> Vec<u8> {

@@ -123,6 +123,29 @@ enum Fmt {
     EpochMs,
     /// `30.11.2026 08:00:01` with `--time-format '%d.%m.%Y %H:%M:%S'`.
     Strftime,
+    /// `2026/11/30 08:00:01` (nginx's error log), detected.
+    YmdSlash,
+    /// `26/11/30 08:00:01` (Spark), detected.
+    YySlash,
+    /// `261130 080001` (HDFS), detected.
+    Yymmdd,
+    /// `[Mon Nov 30 08:00:01.250 2026]` (Apache's error log), detected.
+    Ctime,
+    /// JSON lines with `"time":"…"` or `"ts":SECONDS.FRACTION` after a
+    /// long message, detected.
+    Keyed,
+    /// `%s` at the fourth field, after a sequence number.
+    EpochField,
+    /// `11-30 08:00:01.250` (logcat) with `%m-%d %H:%M:%S%.f`: no year.
+    YearLess,
+    /// `20261130-08:00:01:7` (an unpadded millisecond) with `%3f`.
+    Millis,
+}
+
+/// The English abbreviation of the day of the week of `secs`.
+fn weekday(secs: i64) -> &'static str {
+    ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"]
+        [secs.div_euclid(86_400).rem_euclid(7) as usize]
 }
 
 impl Fmt {
@@ -220,6 +243,70 @@ impl Fmt {
                     secs * NS,
                 )
             }
+            Fmt::YmdSlash => {
+                let (y, mo, d, h, mi, s) = wall(0);
+                (
+                    format!("{y:04}/{mo:02}/{d:02} {h:02}:{mi:02}:{s:02}"),
+                    secs * NS,
+                )
+            }
+            Fmt::YySlash => {
+                let (y, mo, d, h, mi, s) = wall(0);
+                (
+                    format!("{:02}/{mo:02}/{d:02} {h:02}:{mi:02}:{s:02}", y - 2000),
+                    secs * NS,
+                )
+            }
+            Fmt::Yymmdd => {
+                let (y, mo, d, h, mi, s) = wall(0);
+                (
+                    format!("{:02}{mo:02}{d:02} {h:02}{mi:02}{s:02}", y - 2000),
+                    secs * NS,
+                )
+            }
+            Fmt::Ctime => {
+                let (y, mo, d, h, mi, s) = wall(0);
+                let ms = ns / 1_000_000;
+                (
+                    format!(
+                        "[{} {} {d:02} {h:02}:{mi:02}:{s:02}.{ms:03} {y:04}]",
+                        weekday(secs),
+                        MONTHS[mo as usize - 1]
+                    ),
+                    secs * NS + ms * 1_000_000,
+                )
+            }
+            Fmt::Keyed => {
+                let ms = ns / 1_000_000;
+                if rng.below(2) == 0 {
+                    let (y, mo, d, h, mi, s) = wall(0);
+                    (
+                        format!(
+                            "\"time\":\"{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}.{ms:03}Z\""
+                        ),
+                        secs * NS + ms * 1_000_000,
+                    )
+                } else {
+                    (format!("\"ts\":{secs}.{ms:03}"), secs * NS + ms * 1_000_000)
+                }
+            }
+            Fmt::EpochField => (format!("{secs}"), secs * NS),
+            Fmt::YearLess => {
+                let (_, mo, d, h, mi, s) = wall(0);
+                let ms = ns / 1_000_000;
+                (
+                    format!("{mo:02}-{d:02} {h:02}:{mi:02}:{s:02}.{ms:03}"),
+                    secs * NS + ms * 1_000_000,
+                )
+            }
+            Fmt::Millis => {
+                let (y, mo, d, h, mi, s) = wall(0);
+                let ms = ns / 1_000_000;
+                (
+                    format!("{y:04}{mo:02}{d:02}-{h:02}:{mi:02}:{s:02}:{ms}"),
+                    secs * NS + ms * 1_000_000,
+                )
+            }
         }
     }
 
@@ -233,6 +320,13 @@ impl Fmt {
                 i * 13 % 9000
             ),
             Fmt::Syslog => format!("{s} host app[{}]: worker {i} done", 100 + i % 50),
+            Fmt::Keyed => format!(
+                "{{\"level\":\"info\",\"msg\":\"worker {} request {i} done after a long wait\",{s}}}",
+                i % 9
+            ),
+            Fmt::EpochField => format!("{} node-{} start {s} worker {i}", 100_000 + i, i % 300),
+            Fmt::YearLess => format!("{s}  1702  2395 D worker: request {i}"),
+            Fmt::Millis => format!("{s}|Step_LSC|30002312|worker {i}"),
             _ => format!("{s} INFO worker {} request {i} done", i % 9),
         }
     }
@@ -243,6 +337,9 @@ impl Fmt {
             Fmt::IsoZoneless => vec!["--tz", "+03:00"],
             Fmt::Log4jParis => vec!["--tz", "Europe/Paris"],
             Fmt::Strftime => vec!["--tz", "UTC", "--time-format", "%d.%m.%Y %H:%M:%S"],
+            Fmt::EpochField => vec!["--time-format", "%s"],
+            Fmt::YearLess => vec!["--tz", "UTC", "--time-format", "%m-%d %H:%M:%S%.f"],
+            Fmt::Millis => vec!["--tz", "UTC", "--time-format", "%Y%m%d-%H:%M:%S:%3f"],
             _ => vec!["--tz", "UTC"],
         }
     }
@@ -254,7 +351,15 @@ impl Fmt {
             Fmt::Syslog => ("syslog", true),
             Fmt::EpochS => ("epoch-s", true),
             Fmt::EpochMs => ("epoch-ms", true),
-            Fmt::Strftime => ("strftime:%d.%m.%Y %H:%M:%S", false),
+            Fmt::Strftime => ("strptime:%d.%m.%Y %H:%M:%S", false),
+            Fmt::YmdSlash => ("ymd-slash", true),
+            Fmt::YySlash => ("yy-slash", true),
+            Fmt::Yymmdd => ("yymmdd", true),
+            Fmt::Ctime => ("ctime", true),
+            Fmt::Keyed => ("keyed", true),
+            Fmt::EpochField => ("strptime@3:%s", false),
+            Fmt::YearLess => ("strptime:%m-%d %H:%M:%S%.f", false),
+            Fmt::Millis => ("strptime:%Y%m%d-%H:%M:%S:%3f", false),
             _ => ("iso8601", true),
         }
     }
@@ -552,6 +657,14 @@ fn every_format_against_the_oracle() {
         Fmt::EpochS,
         Fmt::EpochMs,
         Fmt::Strftime,
+        Fmt::YmdSlash,
+        Fmt::YySlash,
+        Fmt::Yymmdd,
+        Fmt::Ctime,
+        Fmt::Keyed,
+        Fmt::EpochField,
+        Fmt::YearLess,
+        Fmt::Millis,
     ]
     .into_iter()
     .enumerate()
@@ -1139,4 +1252,175 @@ fn zstd_seekable_sources_answer_and_extend() {
     let o = lidx(&["verify", "--full", file.to_str().unwrap()]);
     assert_eq!(o.code, 0, "{}", o.stderr);
     assert_fresh_build(&file, "2000");
+}
+
+/// `lidx index --time ARGS FILE` on `text`: its exit code and stderr.
+fn index_text(dir: &Path, name: &str, text: &str, args: &[&str]) -> (PathBuf, Out) {
+    let file = write(dir, name, text.as_bytes());
+    let f = std::fs::File::options().write(true).open(&file).unwrap();
+    f.set_modified(
+        std::time::UNIX_EPOCH + std::time::Duration::from_secs(utc(2026, 12, 1, 0, 0, 0) as u64),
+    )
+    .unwrap();
+    drop(f);
+    let mut a = vec!["index", "--time", "--spacing", "1024"];
+    a.extend_from_slice(args);
+    a.push(file.to_str().unwrap());
+    let o = lidx_with(&a, Rules::SILENT_ERROR);
+    (file, o)
+}
+
+/// Issue 21, item 2: a format that reads something other than the stamps
+/// (a sequence number as epoch seconds, random numbers) is refused with
+/// the reason, never used; unplaced, `%s` finds the field where the
+/// stamps are, and a value starting with `-` is a format, not an option.
+#[test]
+fn implausible_times_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut seq = String::new();
+    let mut random = String::new();
+    let mut rng = Rng::new(21);
+    for i in 0..400u64 {
+        seq.push_str(&format!(
+            "{} node-{} action start {} 1 x\n",
+            134_681 + i,
+            i % 300,
+            1_077_804_742 + i
+        ));
+        random.push_str(&format!(
+            "{} worker {i}\n",
+            1_000_000_000 + rng.below(900_000_000)
+        ));
+    }
+    let (_, o) = index_text(
+        dir.path(),
+        "seq.log",
+        &seq,
+        &["--time-format", "strptime:%s"],
+    );
+    assert_eq!(o.code, 2, "{}", o.stdout_str());
+    assert!(
+        o.stderr.contains("seq.log")
+            && o.stderr.contains("implausible")
+            && o.stderr.contains("before 1980"),
+        "{}",
+        o.stderr
+    );
+    let (file, o) = index_text(dir.path(), "seq2.log", &seq, &["--time-format", "%s"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let f = file.to_str().unwrap();
+    let o = lidx(&["line-at-time", f, "@1077804800"]);
+    assert_eq!(o.stdout_str(), "59\n", "{}", o.stderr);
+    let o = lidx(&["info", "--json", f]);
+    assert!(
+        o.stdout_str().contains("\"format\":\"strptime@4:%s\""),
+        "{}",
+        o.stdout_str()
+    );
+    let (_, o) = index_text(
+        dir.path(),
+        "random.log",
+        &random,
+        &["--time-format", "epoch-s"],
+    );
+    assert_eq!(o.code, 2, "{}", o.stdout_str());
+    assert!(o.stderr.contains("jump by more than a day"), "{}", o.stderr);
+    // A format that no line has: refused, not an index that matches nothing.
+    let (_, o) = index_text(dir.path(), "none.log", &seq, &["--time-format", "%d.%m.%Y"]);
+    assert_eq!(o.code, 2);
+    assert!(o.stderr.contains("none of the first"), "{}", o.stderr);
+    // `- %s` (BGL) is the format's value, not an option.
+    let bgl: String = (0..50)
+        .map(|i| {
+            format!(
+                "- {} 2005.06.03 R02-M1 RAS KERNEL INFO {i}\n",
+                1_117_838_570 + 60 * i
+            )
+        })
+        .collect();
+    let (file, o) = index_text(dir.path(), "bgl.log", &bgl, &["--time-format", "- %s"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let o = lidx(&["line-at-time", file.to_str().unwrap(), "@1117838631"]);
+    assert_eq!(o.stdout_str(), "3\n", "{}", o.stderr);
+}
+
+/// Issue 21, item 10: a stamp followed by a zone abbreviation that the
+/// index's zone contradicts is refused (it would be hours off); one the
+/// zone agrees with is read.
+#[test]
+fn zone_abbreviations_must_agree_with_the_zone() {
+    let dir = tempfile::tempdir().unwrap();
+    let pst: String = (0..100)
+        .map(|i| {
+            format!(
+                "2026-11-30 08:{:02}:{:02}.123 PST [123] LOG: worker {i}\n",
+                i / 60,
+                i % 60
+            )
+        })
+        .collect();
+    let (_, o) = index_text(dir.path(), "utc.log", &pst, &["--tz", "UTC"]);
+    assert_eq!(o.code, 2);
+    assert!(
+        o.stderr.contains("line 1:")
+            && o.stderr.contains("PST (-08:00)")
+            && o.stderr.contains("--tz"),
+        "{}",
+        o.stderr
+    );
+    let (file, o) = index_text(dir.path(), "la.log", &pst, &["--tz", "America/Los_Angeles"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    // 08:00:30 PST is 16:00:30Z.
+    let o = lidx(&[
+        "line-at-time",
+        file.to_str().unwrap(),
+        "2026-11-30T16:00:30Z",
+    ]);
+    assert_eq!(o.stdout_str(), "31\n", "{}", o.stderr);
+    // PDT in November is not Los Angeles' time then: an hour off.
+    let pdt = pst.replace(" PST ", " PDT ");
+    let (_, o) = index_text(
+        dir.path(),
+        "pdt.log",
+        &pdt,
+        &["--tz", "America/Los_Angeles"],
+    );
+    assert_eq!(o.code, 2);
+    assert!(
+        o.stderr.contains("PDT") && o.stderr.contains("PST"),
+        "{}",
+        o.stderr
+    );
+    // A level word after a stamp is not a zone.
+    let info = pst.replace(" PST ", " INFO ");
+    let (_, o) = index_text(dir.path(), "info.log", &info, &["--tz", "UTC"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+}
+
+/// Issue 21, item 8: a log that is mostly stack trace is detected by the
+/// lines that begin its records.
+#[test]
+fn logs_of_stack_traces_are_detected() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = String::new();
+    for i in 0..60 {
+        text.push_str(&format!(
+            "[2026-11-30 08:{:02}:00] local.ERROR: boom {{\"exception\":\"x\"}}\n[stacktrace]\n",
+            i % 60
+        ));
+        for k in 0..40 {
+            text.push_str(&format!(
+                "#{k} /var/www/vendor/laravel/framework/src/Foo.php({k}): x\n"
+            ));
+        }
+        text.push_str("\"}\n");
+    }
+    let (file, o) = index_text(dir.path(), "laravel.log", &text, &["--tz", "UTC"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let o = lidx(&[
+        "line-at-time",
+        file.to_str().unwrap(),
+        "2026-11-30T08:01:00Z",
+    ]);
+    assert_eq!(o.stdout_str(), "44\n", "{}", o.stderr);
 }

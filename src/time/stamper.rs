@@ -1,0 +1,554 @@
+//! [`Stamper`]: the time of each line, in file order.
+//!
+//! It applies what a single line does not tell: the zone of a stamp without
+//! an offset (the zone's rules converted once per minute), the year of a
+//! stamp without one (the line before decides, R-114), the short way for
+//! ISO 8601 lines of the same minute, and, in a build, the check that a
+//! zone abbreviation written after a stamp is the zone's.
+
+use super::format::{FALLBACK, TimeFormat, TimeKind, read};
+use super::readers::{self, Abbr, ISO_WINDOW, Reading};
+use super::{Civil, Nanos};
+
+/// A wall-clock minute: year, month, day, hour, minute.
+type Minute = (i64, u32, u32, u32, u32);
+
+/// The last ISO 8601 minute read: the bytes of its line up to the end of
+/// `YYYY-MM-DDTHH:MM`, and what they mean. A line that begins with the
+/// same bytes has its stamp at the same place with the same minute (no
+/// earlier place can hold one: [`IsoMinute::new`] checks that no earlier
+/// place could, whatever follows), so only its seconds, fraction and
+/// offset need reading. Logs write many lines a minute.
+#[derive(Debug, Clone)]
+struct IsoMinute {
+    prefix: [u8; ISO_WINDOW + 16],
+    len: usize,
+    /// Where the stamp starts.
+    at: usize,
+    /// The minute (seconds and fraction zero) and its seconds since the
+    /// epoch as if UTC.
+    civil: Civil,
+    utc: i64,
+    /// The zone's offset for the minute, once a stamp without an offset
+    /// needed it.
+    zone: Option<i32>,
+}
+
+impl IsoMinute {
+    /// The minute of the stamp at `at` in `line`, if lines that begin as
+    /// `line` does up to its end can take the short way.
+    fn new(line: &[u8], at: usize, c: &Civil) -> Option<IsoMinute> {
+        // A place before `at` that passes the first 16 bytes' checks could
+        // hold a stamp in another line with the same beginning.
+        if (0..at)
+            .any(|i| line[i].is_ascii_digit() && readers::ymd_head(&line[i..], b'-').is_some())
+        {
+            return None;
+        }
+        let len = at + 16;
+        let mut prefix = [0u8; ISO_WINDOW + 16];
+        prefix[..len].copy_from_slice(&line[..len]);
+        let civil = Civil { s: 0, ns: 0, ..*c };
+        Some(IsoMinute {
+            prefix,
+            len,
+            at,
+            civil,
+            utc: civil.utc_seconds(),
+            zone: None,
+        })
+    }
+}
+
+/// A stamp followed by a zone abbreviation that the index's zone does not
+/// give that time: reading it in the zone would be wrong.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ZoneConflict {
+    /// The abbreviation written.
+    pub written: Abbr,
+    /// The instant the stamp is read as in the zone.
+    pub at: Nanos,
+    /// The zone's abbreviation and offset (seconds) at that instant.
+    pub zone_abbr: String,
+    /// The zone's offset at that instant, in seconds.
+    pub zone_offset: i32,
+}
+
+/// What a reader gave, once the zone is applied.
+enum Read {
+    /// An instant, its wall-clock year, and a zone abbreviation after it.
+    Time(Nanos, i32, Option<Abbr>),
+    /// A month, day and time (and maybe an offset): the line before
+    /// gives its year.
+    YearLess(Civil, Option<i32>),
+}
+
+/// Reads the stamps of lines in one format, in file order (it remembers
+/// the last minute's UTC offset, and the last line's time for stamps
+/// without a year).
+pub struct Stamper {
+    f: TimeFormat,
+    /// The last wall-clock minute converted, and its UTC offset.
+    minute: Option<(Minute, i32)>,
+    /// The last ISO 8601 minute read, for the lines after it.
+    iso_minute: Option<Box<IsoMinute>>,
+    /// The time of the last stamped line (years follow it).
+    prev: Option<Nanos>,
+    /// The wall-clock year of the last stamped line.
+    prev_year: i32,
+    /// A build's stamper checks zone abbreviations.
+    check_zones: bool,
+    /// The first conflict found.
+    conflict: Option<ZoneConflict>,
+}
+
+/// Half a year: a stamp without a year read in the year of the line before
+/// it is the closest reading when it lies within this of that line.
+const HALF_YEAR: i64 = 182 * 86_400 * super::NS;
+
+impl Stamper {
+    pub(super) fn new(f: TimeFormat) -> Stamper {
+        let prev_year = f.syslog_year();
+        Stamper {
+            f,
+            minute: None,
+            iso_minute: None,
+            prev: None,
+            prev_year,
+            check_zones: false,
+            conflict: None,
+        }
+    }
+
+    /// Continues from a line stamped `anchor`, written in wall-clock year
+    /// `year` (stamps without a year get the year that puts them closest
+    /// to the anchor). For reading from the middle of a file: the anchor is
+    /// the last stamp before the place read from.
+    pub fn anchor(&mut self, anchor: Nanos, year: i32) {
+        self.prev = Some(anchor);
+        self.prev_year = year;
+    }
+
+    /// The format.
+    pub fn format(&self) -> &TimeFormat {
+        &self.f
+    }
+
+    /// The time of the last stamped line read (or the anchor).
+    pub fn last(&self) -> Option<Nanos> {
+        self.prev
+    }
+
+    /// The wall-clock year of the last stamped line read (or the anchor's;
+    /// before any, the format's first year).
+    pub fn last_year(&self) -> i32 {
+        self.prev_year
+    }
+
+    /// Checks from now on that a zone abbreviation written after a stamp
+    /// without an offset is the one the zone gives that time (a build's
+    /// check, R-126); the first that is not is kept
+    /// ([`Stamper::zone_conflict`]).
+    pub fn check_zones(&mut self, yes: bool) {
+        self.check_zones = yes;
+    }
+
+    /// The first stamp whose zone abbreviation the zone contradicts.
+    pub fn zone_conflict(&self) -> Option<&ZoneConflict> {
+        self.conflict.as_ref()
+    }
+
+    /// The time of `line`'s stamp as it was read when the line was written
+    /// in wall-clock year `year` (stamps without a year; other stamps carry
+    /// their year or need none); forgets the lines before.
+    pub fn stamp_in_year(&mut self, line: &[u8], year: i32) -> Option<Nanos> {
+        self.prev = None;
+        self.prev_year = year;
+        self.stamp(line)
+    }
+
+    /// The time of `line`'s stamp, or `None` if it has none.
+    pub fn stamp(&mut self, line: &[u8]) -> Option<Nanos> {
+        let kind = std::mem::replace(&mut self.f.kind, TimeKind::Iso);
+        let mut r = self.read(&kind, line);
+        if r.is_none() && self.f.auto {
+            for k in FALLBACK.iter().filter(|k| **k != kind) {
+                r = self.read(k, line);
+                if r.is_some() {
+                    break;
+                }
+            }
+        }
+        self.f.kind = kind;
+        let (t, year) = match r? {
+            Read::Time(t, year, abbr) => {
+                if let Some(a) = abbr
+                    && self.check_zones
+                {
+                    self.check_abbr(t, a);
+                }
+                (t, year)
+            }
+            Read::YearLess(c, off) => self.year_less_time(&c, off)?,
+        };
+        self.prev = Some(t);
+        self.prev_year = year;
+        Some(t)
+    }
+
+    /// What [`Stamper::stamp`] would say of `line` whatever lines came
+    /// before: `Some(time and wall-clock year, or None)`, or `None` when
+    /// that depends on them (a stamp without a year, whose year follows
+    /// the line before) or must be read in order for a build's check (a
+    /// zone abbreviation). Leaves [`Stamper::last`] as it is. For reading
+    /// lines out of order (the parallel ingest).
+    pub(crate) fn stamp_alone(&mut self, line: &[u8]) -> Option<Option<(Nanos, i32)>> {
+        let kind = std::mem::replace(&mut self.f.kind, TimeKind::Iso);
+        let mut out = Some(None);
+        let auto = self.f.auto;
+        let rest = FALLBACK.iter().filter(|k| auto && **k != kind);
+        for k in std::iter::once(&kind).chain(rest) {
+            match self.read(k, line) {
+                None => continue,
+                Some(Read::Time(_, _, Some(_))) if self.check_zones => out = None,
+                Some(Read::Time(t, y, _)) => out = Some(Some((t, y))),
+                Some(Read::YearLess(..)) => out = None,
+            }
+            break;
+        }
+        self.f.kind = kind;
+        out
+    }
+
+    /// True when every stamp is read in order (stamps without a year):
+    /// reading lines out of order gains nothing.
+    pub(crate) fn reads_in_order(&self) -> bool {
+        self.f.kind.year_less()
+    }
+
+    /// The stamp of `line` in format `kind`, its zone applied.
+    fn read(&mut self, kind: &TimeKind, line: &[u8]) -> Option<Read> {
+        let r = match kind {
+            TimeKind::Iso => {
+                if let Some(r) = self.iso_same_minute(line) {
+                    return Some(r);
+                }
+                let (at, r) = readers::ymd_pos(line, b'-')?;
+                if let Reading::Civil { c, .. } = &r {
+                    self.iso_minute = IsoMinute::new(line, at, c).map(Box::new);
+                }
+                r
+            }
+            k => read(k, line)?,
+        };
+        match r {
+            Reading::Civil { c, off, abbr } => {
+                Some(Read::Time(self.resolve(c, off)?, c.y as i32, abbr))
+            }
+            Reading::Instant(t) => Some(Read::Time(t, super::year_of(t), None)),
+            Reading::YearLess { c, off } => Some(Read::YearLess(c, off)),
+        }
+    }
+
+    /// Keeps the first conflict between abbreviation `a`, written after a
+    /// stamp read as `t` in the zone, and the zone at `t`.
+    fn check_abbr(&mut self, t: Nanos, a: Abbr) {
+        if self.conflict.is_some() {
+            return;
+        }
+        let Ok(ts) = jiff::Timestamp::from_nanosecond(t as i128) else {
+            return;
+        };
+        let info = self.f.tz.to_offset_info(ts);
+        let zone_offset = info.offset().seconds();
+        if info.abbreviation() == a.name || a.offset == Some(zone_offset) {
+            return;
+        }
+        self.conflict = Some(ZoneConflict {
+            written: a,
+            at: t,
+            zone_abbr: info.abbreviation().to_string(),
+            zone_offset,
+        });
+    }
+
+    /// The instant of wall-clock time `c` at offset `off`, or in the zone.
+    fn resolve(&mut self, c: Civil, off: Option<i32>) -> Option<Nanos> {
+        let o = match off {
+            Some(o) => o,
+            None => self.zone_offset(&c)?,
+        };
+        c.at_offset(o)
+    }
+
+    /// The zone's UTC offset for the wall-clock minute of `c` (R-113: the
+    /// earlier of a repeated minute, the offset before a skipped one).
+    fn zone_offset(&mut self, c: &Civil) -> Option<i32> {
+        let key = (c.y, c.mo, c.d, c.h, c.mi);
+        if let Some((k, o)) = self.minute
+            && k == key
+        {
+            return Some(o);
+        }
+        let dt = jiff::civil::DateTime::new(
+            c.y as i16, c.mo as i8, c.d as i8, c.h as i8, c.mi as i8, 0, 0,
+        )
+        .ok()?;
+        let ts = self.f.tz.to_ambiguous_timestamp(dt).compatible().ok()?;
+        let o = (Civil { s: 0, ns: 0, ..*c }.utc_seconds() - ts.as_second()) as i32;
+        self.minute = Some((key, o));
+        Some(o)
+    }
+
+    /// The stamp of `line` when it begins as the line of the last ISO 8601
+    /// minute did (the same bytes up to the end of the minute): only its
+    /// seconds, fraction and offset are read. `None`: read it in full
+    /// (another beginning, or a stamp that is not one there, in which case
+    /// a later place may hold one).
+    fn iso_same_minute(&mut self, line: &[u8]) -> Option<Read> {
+        let m = self.iso_minute.as_deref()?;
+        if line.len() < m.len || line[..m.len] != m.prefix[..m.len] {
+            return None;
+        }
+        let (at, utc, zone) = (m.at, m.utc, m.zone);
+        let mut c = m.civil;
+        let (off, end) = readers::ymd_tail(&line[at..], &mut c)?;
+        if c.s > 60 {
+            return None;
+        }
+        let o = match (off, zone) {
+            (Some(o), _) => o,
+            (None, Some(z)) => z,
+            (None, None) => {
+                let z = self.zone_offset(&c)?;
+                if let Some(m) = self.iso_minute.as_deref_mut() {
+                    m.zone = Some(z);
+                }
+                z
+            }
+        };
+        let t = (utc + c.s as i64 - o as i64)
+            .checked_mul(super::NS)?
+            .checked_add(c.ns as i64)?;
+        let abbr = match off {
+            None => readers::abbreviation(&line[at..], end),
+            Some(_) => None,
+        };
+        Some(Read::Time(t, c.y as i32, abbr))
+    }
+
+    /// A stamp without a year: in the first line, the format's first year;
+    /// after it, the year (the last line's, or one either side) that puts
+    /// it closest to the last stamped line.
+    fn year_less_time(&mut self, c: &Civil, off: Option<i32>) -> Option<(Nanos, i32)> {
+        let at = |this: &mut Self, y: i32| {
+            let c = Civil { y: y as i64, ..*c };
+            if c.valid() {
+                this.resolve(c, off)
+            } else {
+                None
+            }
+        };
+        let py = self.prev_year;
+        let Some(prev) = self.prev else {
+            return at(self, py).map(|t| (t, py));
+        };
+        if let Some(t) = at(self, py)
+            && (t - prev).abs() <= HALF_YEAR
+        {
+            return Some((t, py));
+        }
+        let mut best: Option<(Nanos, i32)> = None;
+        for y in [py - 1, py, py + 1] {
+            if let Some(t) = at(self, y)
+                && best.is_none_or(|b| (t - prev).abs() < (b.0 - prev).abs())
+            {
+                best = Some((t, y));
+            }
+        }
+        best
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::time::format::first_syslog_year;
+
+    fn civil(mo: u32, d: u32, h: u32) -> Civil {
+        Civil {
+            y: 0,
+            mo,
+            d,
+            h,
+            mi: 0,
+            s: 0,
+            ns: 0,
+        }
+    }
+
+    fn utc(kind: TimeKind) -> TimeFormat {
+        TimeFormat::new(kind, "UTC", 2026).unwrap()
+    }
+
+    /// 2026-11-30T19:32:00Z.
+    const T0: Nanos = 1_796_067_120 * super::super::NS;
+
+    #[test]
+    fn iso_variants() {
+        let f = utc(TimeKind::Iso);
+        let mut s = f.stamper();
+        for (line, want) in [
+            (&b"2026-11-30T19:32:00Z x"[..], Some(T0)),
+            (b"2026-11-30 19:32:00 x", Some(T0)),
+            (b"2026-11-30T19:32:00.123Z", Some(T0 + 123_000_000)),
+            (b"2026-11-30 19:32:00,123 INFO", Some(T0 + 123_000_000)),
+            (b"2026-11-30T20:32:00+01:00", Some(T0)),
+            (b"2026-11-30T20:32:00+0100", Some(T0)),
+            (b"2026-11-30T18:32:00-01", Some(T0)),
+            (b"2026-11-30T19:32Z", Some(T0)),
+            (b"[2026-11-30T19:32:00Z] x", Some(T0)),
+            (b"{\"ts\":\"2026-11-30T19:32:00.000000001Z\"}", Some(T0 + 1)),
+            (b"2026-13-30T19:32:00Z", None),
+            (b"2026-02-30T19:32:00Z", None),
+            (b"    at java.lang.Thread.run", None),
+            (b"", None),
+        ] {
+            assert_eq!(s.stamp(line), want, "{}", String::from_utf8_lossy(line));
+        }
+    }
+
+    #[test]
+    fn clf_syslog_epoch() {
+        let mut c = utc(TimeKind::Clf);
+        let mut s = c.stamper();
+        assert_eq!(
+            s.stamp(b"1.2.3.4 - - [30/Nov/2026:20:32:00 +0100] \"GET / HTTP/1.1\" 200"),
+            Some(T0)
+        );
+        assert_eq!(s.stamp(b"no stamp"), None);
+        c = utc(TimeKind::Syslog);
+        let mut s = c.stamper();
+        assert_eq!(s.stamp(b"Nov 30 19:32:00 host sshd[1]: x"), Some(T0));
+        assert_eq!(
+            s.stamp(b"Nov  1 00:00:00 host x"),
+            Some(T0 - (29 * 86_400 + 70_320) * super::super::NS)
+        );
+        c = utc(TimeKind::EpochSeconds);
+        assert_eq!(c.stamper().stamp(b"1796067120.5 x"), Some(T0 + 500_000_000));
+        assert_eq!(c.stamper().stamp(b"17960671201 x"), None);
+        c = utc(TimeKind::EpochMillis);
+        assert_eq!(
+            c.stamper().stamp(b"1796067120123 x"),
+            Some(T0 + 123_000_000)
+        );
+    }
+
+    #[test]
+    fn syslog_years_turn_over() {
+        let f = TimeFormat::new(TimeKind::Syslog, "UTC", 2025).unwrap();
+        let mut s = f.stamper();
+        let dec = s.stamp(b"Dec 31 23:59:59 h x").unwrap();
+        let jan = s.stamp(b"Jan  1 00:00:01 h x").unwrap();
+        assert_eq!(jan - dec, 2 * super::super::NS);
+        // The first year from the file's time.
+        assert_eq!(
+            first_syslog_year(&civil(12, 31, 23), T0 / super::super::NS),
+            2025
+        );
+        assert_eq!(
+            first_syslog_year(&civil(11, 30, 19), T0 / super::super::NS),
+            2026
+        );
+    }
+
+    /// Reading lines in order (the same minute read the short way) gives
+    /// what reading each line alone gives, whatever the lines.
+    #[test]
+    fn same_minute_shortcut_matches_a_full_read() {
+        let mut seed = 7u64;
+        let mut next = move |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        let pieces: [&[u8]; 14] = [
+            b"2026-11-30T10:00:",
+            b"2026-11-30T10:00",
+            b"2026-11-30 10:01:",
+            b"2026-03-29 02:30:",
+            b"[",
+            b"0",
+            b"5",
+            b"59",
+            b"60",
+            b"61",
+            b".123",
+            b",5",
+            b"Z ",
+            b"+01:00 x ",
+        ];
+        for tz in ["UTC", "Europe/Paris"] {
+            let f = TimeFormat::new(TimeKind::Iso, tz, 0).unwrap();
+            let mut warm = f.stamper();
+            let mut line = Vec::new();
+            for _ in 0..20_000 {
+                line.clear();
+                for _ in 0..1 + next(6) {
+                    line.extend_from_slice(pieces[next(pieces.len() as u64) as usize]);
+                }
+                let want = f.stamper().stamp(&line);
+                assert_eq!(
+                    warm.stamp(&line),
+                    want,
+                    "{tz}: {:?}",
+                    String::from_utf8_lossy(&line)
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn zones_and_dst() {
+        let f = TimeFormat::new(TimeKind::Iso, "America/New_York", 0).unwrap();
+        let mut s = f.stamper();
+        // 2026-03-08 02:30 does not exist there (spring forward): read as
+        // 03:30 EDT, jiff's "compatible" rule; 2026-11-01 01:30 happens
+        // twice: the first, EDT.
+        let before = s.stamp(b"2026-03-08 01:59:59").unwrap();
+        let gap = s.stamp(b"2026-03-08 02:30:00").unwrap();
+        assert_eq!(gap - before, 1801 * super::super::NS);
+        let fold = s.stamp(b"2026-11-01 01:30:00").unwrap();
+        let utc = s.stamp(b"2026-11-01T05:30:00Z").unwrap();
+        assert_eq!(fold, utc);
+        assert!(TimeFormat::new(TimeKind::Iso, "Mars/Olympus", 0).is_err());
+        let f = TimeFormat::new(TimeKind::Iso, "+05:30", 0).unwrap();
+        // 01:02 at +05:30 is 19:32 UTC the day before.
+        assert_eq!(
+            f.stamper().stamp(b"2026-11-30 01:02:00"),
+            Some(T0 - 86_400 * super::super::NS)
+        );
+    }
+
+    #[test]
+    fn detection_picks_the_majority() {
+        let iso: Vec<&[u8]> = vec![
+            b"2026-11-30T19:32:00Z a",
+            b"  continuation",
+            b"2026-11-30T19:32:01Z b",
+        ];
+        let f = TimeFormat::detect(&iso, "UTC", 0).unwrap().unwrap();
+        assert_eq!(f.kind(), &TimeKind::Iso);
+        let none: Vec<&[u8]> = vec![b"hello", b"world", b"2026-11-30T19:32:00Z"];
+        assert!(TimeFormat::detect(&none, "UTC", 0).unwrap().is_none());
+        let sys: Vec<&[u8]> = vec![b"Nov 30 19:32:00 h a", b"Nov 30 19:32:01 h b"];
+        let f = TimeFormat::detect(&sys, "UTC", T0 / super::super::NS)
+            .unwrap()
+            .unwrap();
+        assert_eq!((f.kind(), f.syslog_year()), (&TimeKind::Syslog, 2026));
+        let strf =
+            TimeFormat::new(TimeKind::Strftime("%d.%m.%Y %H:%M:%S".into()), "UTC", 0).unwrap();
+        assert_eq!(strf.stamper().stamp(b"30.11.2026 19:32:00 x"), Some(T0));
+    }
+}
