@@ -1,0 +1,367 @@
+//! The viewer's state, its keys and its frames (the UI thread).
+//!
+//! The screen is a position — a line, and a row within it when long lines
+//! wrap — and the lines after it, in the file or, with a filter, among the
+//! selected lines. Every move is an [`Op`] run against what is held; an op
+//! that needs a block of lines or a filter chunk not held yet asks for it
+//! and waits in a queue, and the queue runs on when it arrives, in order.
+//! So keys typed ahead are never lost nor reordered, and the UI thread
+//! never waits.
+//!
+//! This file holds the state and the event loop; the rest is by concern:
+//! [`model`] (the position, what is held, the moves), [`keys`] (keys, the
+//! mouse, the prompt), [`search`] (searches and the filter as the UI sees
+//! them), [`grow`] (a file that grows) and [`draw`] (the frames).
+
+mod draw;
+mod grow;
+mod keys;
+mod model;
+mod search;
+
+use super::scan::Scanner;
+use super::store::{Held, Store};
+use super::{Msg, ViewArgs, open, term};
+use keys::Prompt;
+use lidx::search::{Matcher, MatcherOptions};
+use lidx::{Index, OpenOptions};
+use model::{Op, Pos};
+use ratatui::crossterm::event::{self, KeyEvent};
+use search::{Filter, Running};
+use std::collections::{HashMap, VecDeque};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
+use std::time::Instant;
+
+/// Frames drawn while a move waits for data: one per this much time.
+const FRAME: std::time::Duration = std::time::Duration::from_millis(40);
+
+struct App {
+    file: PathBuf,
+    name: String,
+    oo: OpenOptions,
+    tx: Sender<Msg>,
+    index: Option<Arc<Index>>,
+    /// Lines known before the index is there (the head of the file).
+    head_lines: u64,
+    build: Option<(u64, u64)>,
+    cancel_build: Arc<AtomicBool>,
+    store: Store,
+    searcher: Scanner,
+    filterer: Scanner,
+    filter: Option<Filter>,
+    search: Option<(String, Arc<Matcher>, bool)>,
+    running: Option<Running>,
+    offer_wrap: Option<Running>,
+    last_match: Option<u64>,
+    pos: Pos,
+    prev: Option<Pos>,
+    marks: HashMap<char, Pos>,
+    pending: VecDeque<Op>,
+    deferred: VecDeque<KeyEvent>,
+    rows_cache: HashMap<u64, u32>,
+    rows_key: (usize, bool, u64),
+    size: (u16, u16),
+    wrap: bool,
+    numbers: bool,
+    hscroll: usize,
+    mopts: MatcherOptions,
+    count: Option<u64>,
+    prefix: Option<char>,
+    prompt: Option<Prompt>,
+    message: Option<String>,
+    following: Option<Arc<AtomicBool>>,
+    locate_token: u64,
+    /// A percentage's line is being looked up.
+    locating: bool,
+    quit: bool,
+    start_line: Option<u64>,
+    /// When the viewer started, until its first complete frame.
+    started: Option<Instant>,
+    /// When the first key not yet shown on a complete frame was read.
+    key_at: Option<Instant>,
+    timing: Option<std::fs::File>,
+    /// Set by the last frame: everything on it was held.
+    complete: bool,
+}
+
+/// Runs the viewer until `q`.
+pub fn run(a: ViewArgs) -> lidx::Result<super::Status> {
+    let (tx, rx) = channel();
+    let mut oo = OpenOptions::new();
+    oo.cache_bytes(a.opts.cache_mb.saturating_mul(1 << 20))
+        .refresh(!a.opts.no_build);
+    if let Some(p) = &a.opts.index {
+        oo.sidecar(p);
+    }
+    let mopts = MatcherOptions {
+        case_insensitive: a.ignore_case,
+        smart_case: a.smart_case,
+        word: a.word_regexp,
+        fixed_strings: a.fixed_strings,
+        ..MatcherOptions::default()
+    };
+    let timing = std::env::var_os("LIDX_VIEW_TIMING").and_then(|p| {
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(p)
+            .ok()
+    });
+    let cancel_build = Arc::new(AtomicBool::new(false));
+    let mut app = App {
+        name: a
+            .file
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| a.file.display().to_string()),
+        file: a.file.clone(),
+        oo: oo.clone(),
+        tx: tx.clone(),
+        index: None,
+        head_lines: 0,
+        build: None,
+        cancel_build: Arc::clone(&cancel_build),
+        store: Store::new(tx.clone()),
+        searcher: Scanner::new(tx.clone(), "lidx-view-search"),
+        filterer: Scanner::new(tx.clone(), "lidx-view-filter"),
+        filter: None,
+        search: None,
+        running: None,
+        offer_wrap: None,
+        last_match: None,
+        pos: Pos::default(),
+        prev: None,
+        marks: HashMap::new(),
+        pending: VecDeque::new(),
+        deferred: VecDeque::new(),
+        rows_cache: HashMap::new(),
+        rows_key: (0, false, 0),
+        size: (80, 24),
+        wrap: !a.chop,
+        numbers: !a.no_line_numbers,
+        hscroll: 0,
+        mopts,
+        count: None,
+        prefix: None,
+        prompt: None,
+        message: None,
+        following: None,
+        locate_token: 0,
+        locating: false,
+        quit: false,
+        start_line: a.line.map(|l| l.saturating_sub(1)),
+        started: Some(Instant::now()),
+        key_at: None,
+        timing,
+        complete: false,
+    };
+    let guard = term::Guard::enter().map_err(|e| term_error(&a.file, e))?;
+    let backend = ratatui::backend::CrosstermBackend::new(std::io::stdout());
+    let mut terminal = ratatui::Terminal::new(backend).map_err(|e| term_error(&a.file, e))?;
+    if let Ok(s) = terminal.size() {
+        app.size = (s.width, s.height);
+    }
+    open::spawn(a.file.clone(), oo, tx.clone(), cancel_build);
+    spawn_input(tx);
+    let result = app.event_loop(&mut terminal, &rx);
+    app.cancel_build.store(true, Ordering::SeqCst);
+    if let Some(stop) = &app.following {
+        stop.store(true, Ordering::SeqCst);
+    }
+    drop(terminal);
+    drop(guard);
+    result.map(|()| 0)
+}
+
+pub(super) fn term_error(file: &std::path::Path, e: std::io::Error) -> lidx::Error {
+    lidx::Error::io("set up the terminal for", file, e)
+}
+
+fn spawn_input(tx: Sender<Msg>) {
+    std::thread::Builder::new()
+        .name("lidx-view-input".into())
+        .spawn(move || {
+            loop {
+                let msg = match event::read() {
+                    Ok(e) => Msg::Input(e, Instant::now()),
+                    Err(e) => Msg::InputError(e.to_string()),
+                };
+                let stop = matches!(msg, Msg::InputError(_));
+                if tx.send(msg).is_err() || stop {
+                    return;
+                }
+            }
+        })
+        .expect("spawn the input thread");
+}
+
+/// The process's peak resident set (VmHWM), in KiB; 0 where unknown.
+pub(super) fn peak_rss_kib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+pub(super) type Term = ratatui::Terminal<ratatui::backend::CrosstermBackend<std::io::Stdout>>;
+
+pub(super) fn digits(n: u64) -> usize {
+    n.max(1).to_string().len()
+}
+
+impl App {
+    fn event_loop(&mut self, terminal: &mut Term, rx: &Receiver<Msg>) -> lidx::Result<()> {
+        self.draw(terminal)?;
+        let mut last_draw = Instant::now();
+        let mut stale = false;
+        loop {
+            let msg = if stale {
+                match rx.recv_timeout(FRAME) {
+                    Ok(m) => Some(m),
+                    Err(RecvTimeoutError::Timeout) => None,
+                    Err(RecvTimeoutError::Disconnected) => return Ok(()),
+                }
+            } else {
+                match rx.recv() {
+                    Ok(m) => Some(m),
+                    Err(_) => return Ok(()),
+                }
+            };
+            if let Some(msg) = msg {
+                self.handle(msg)?;
+                // Everything that arrived meanwhile, then one frame.
+                while let Ok(m) = rx.try_recv() {
+                    self.handle(m)?;
+                    if self.quit {
+                        break;
+                    }
+                }
+            }
+            if self.quit {
+                return Ok(());
+            }
+            // While a move waits for data the screen does not change: a
+            // long walk draws a frame per FRAME, not one per block read.
+            if self.pending.is_empty() || last_draw.elapsed() >= FRAME {
+                self.draw(terminal)?;
+                last_draw = Instant::now();
+                stale = false;
+            } else {
+                stale = true;
+            }
+        }
+    }
+
+    fn fatal(&self, what: String) -> lidx::Error {
+        lidx::Error::InvalidArgument(format!("{}: {what}", self.file.display()))
+    }
+
+    fn handle(&mut self, msg: Msg) -> lidx::Result<()> {
+        match msg {
+            Msg::Input(ev, at) => {
+                self.key_at.get_or_insert(at);
+                self.input(ev);
+            }
+            Msg::InputError(e) => return Err(self.fatal(format!("reading the terminal: {e}"))),
+            Msg::Head { bytes, eof } => {
+                if self.index.is_none() {
+                    let blocks = Held::from_head(&bytes, eof);
+                    self.head_lines = blocks.iter().map(|b| b.len() as u64).sum();
+                    let epoch = self.store.epoch();
+                    for (n, b) in blocks.into_iter().enumerate() {
+                        self.store.insert(epoch, n as u64, b);
+                    }
+                    self.rows_cache.clear();
+                    self.retry();
+                }
+            }
+            Msg::Progress { done, total } => self.build = Some((done, total)),
+            Msg::Opened { result, took } => {
+                let (index, action, warning) = result.map_err(lidx::Error::InvalidArgument)?;
+                self.build = None;
+                self.store.clear();
+                self.rows_cache.clear();
+                self.index = Some(index);
+                self.message = match (warning, action) {
+                    (Some(w), _) => Some(format!("warning: {w}")),
+                    (None, lidx::Action::Opened) => None,
+                    (None, lidx::Action::Damaged) => self
+                        .index
+                        .as_ref()
+                        .and_then(|i| i.damage())
+                        .map(|d| format!("warning: {d}; only the lines before it are shown")),
+                    (None, a) => Some(format!(
+                        "sidecar {} in {:.2} s",
+                        match a {
+                            lidx::Action::Built => "built",
+                            lidx::Action::Extended => "extended",
+                            lidx::Action::Verified => "verified",
+                            lidx::Action::TimeAdded => "rebuilt with a time index",
+                            _ => "rebuilt",
+                        },
+                        took.as_secs_f64()
+                    )),
+                };
+                if let Some(l) = self.start_line.take() {
+                    self.exec(Op::Goto(l, false));
+                } else {
+                    self.exec(Op::Settle);
+                }
+                let keys: Vec<_> = self.deferred.drain(..).collect();
+                for k in keys {
+                    self.key(k);
+                }
+            }
+            Msg::Block { epoch, n, held } => match held {
+                Ok(h) => {
+                    self.store.insert(epoch, n, h);
+                    self.retry();
+                }
+                Err(e) => {
+                    self.store.failed(epoch, n);
+                    if epoch == self.store.epoch() {
+                        self.pending.clear();
+                        self.message = Some(format!("error: {e}"));
+                    }
+                }
+            },
+            Msg::Located { epoch, token, line } => {
+                if epoch == self.store.epoch() && token == self.locate_token {
+                    self.locating = false;
+                    match line {
+                        Ok(l) => self.exec(Op::Goto(l, true)),
+                        Err(e) => self.message = Some(format!("error: {e}")),
+                    }
+                }
+            }
+            Msg::ScanProgress {
+                generation,
+                done,
+                total,
+            } => {
+                if let Some(r) = self.running.as_mut().filter(|r| r.generation == generation) {
+                    r.progress = Some((done, total));
+                }
+                if generation == self.filterer.generation()
+                    && let Some(f) = self.filter.as_mut()
+                {
+                    f.progress = Some((done, total));
+                }
+            }
+            Msg::Scanned {
+                generation,
+                epoch,
+                found,
+            } => self.scanned(generation, epoch, found),
+            Msg::Followed(r) => self.followed(r),
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,216 @@
+//! Searches (`/`, `?`, `n`, `N`) and the filter (`&`), as the UI sees
+//! them: what is asked of the scanners, what their answers do.
+
+use super::App;
+use super::model::Op;
+use crate::view::scan::{Found, Job};
+use lidx::Index;
+use lidx::search::Matcher;
+use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
+
+/// Filter chunks kept, and selected lines in them.
+pub(super) const FILTER_CHUNKS_KEPT: usize = 4096;
+pub(super) const FILTER_LINES_KEPT: usize = 2 << 20;
+
+/// The `&pattern` filter and its cached chunks.
+pub(super) struct Filter {
+    pub(super) pattern: String,
+    pub(super) matcher: Arc<Matcher>,
+    pub(super) chunks: HashMap<u64, Arc<Vec<u64>>>,
+    pub(super) order: VecDeque<u64>,
+    pub(super) lines_kept: usize,
+    pub(super) asked: Option<u64>,
+    pub(super) progress: Option<(u64, u64)>,
+}
+
+/// The search being run, or offered to wrap.
+pub(super) struct Running {
+    pub(super) generation: u64,
+    pub(super) backward: bool,
+    /// The lines searched.
+    pub(super) lines: std::ops::Range<u64>,
+    pub(super) wrapped: bool,
+    pub(super) progress: Option<(u64, u64)>,
+}
+
+impl App {
+    pub(super) fn compile(&self, pattern: &str) -> Result<Arc<Matcher>, String> {
+        Matcher::new(&[pattern.to_string()], &self.mopts)
+            .map(Arc::new)
+            .map_err(|e| e.to_string())
+    }
+
+    /// The options changed: the search and the filter are compiled again.
+    pub(super) fn recompile(&mut self) {
+        if let Some((s, _, b)) = self.search.take()
+            && let Ok(m) = self.compile(&s)
+        {
+            self.search = Some((s, m, b));
+        }
+        if let Some(f) = self.filter.take() {
+            let m = self.compile(&f.pattern);
+            self.set_filter(m.ok().map(|m| (f.pattern, m)));
+        }
+    }
+
+    pub(super) fn set_filter(&mut self, f: Option<(String, Arc<Matcher>)>) {
+        self.filterer.cancel();
+        self.pending.clear();
+        self.filter = f.map(|(pattern, matcher)| Filter {
+            pattern,
+            matcher,
+            chunks: HashMap::new(),
+            order: VecDeque::new(),
+            lines_kept: 0,
+            asked: None,
+            progress: None,
+        });
+        self.exec(Op::Settle);
+    }
+
+    // ----- search -----------------------------------------------------------
+
+    pub(super) fn start_search(&mut self, backward: bool) {
+        let Some(index) = self.index.clone() else {
+            return;
+        };
+        let Some((_, m, _)) = self.search.clone() else {
+            return;
+        };
+        let top = self.pos.line;
+        let shown = self.last_match.filter(|&l| l >= top && self.on_screen(l));
+        let lines = if backward {
+            0..shown.unwrap_or(top)
+        } else {
+            shown.map_or(top, |l| l + 1)..index.line_count()
+        };
+        self.launch(&index, &m, lines, backward, false);
+    }
+
+    pub(super) fn launch(
+        &mut self,
+        index: &Arc<Index>,
+        m: &Arc<Matcher>,
+        lines: std::ops::Range<u64>,
+        backward: bool,
+        wrapped: bool,
+    ) {
+        let generation = self.searcher.cancel();
+        self.searcher.send(
+            self.store.epoch(),
+            index,
+            m,
+            Job::Search {
+                lines: lines.clone(),
+                backward,
+            },
+        );
+        self.running = Some(Running {
+            generation,
+            backward,
+            lines,
+            wrapped,
+            progress: None,
+        });
+    }
+
+    pub(super) fn repeat_search(&mut self, reverse: bool) {
+        match &self.search {
+            Some((_, _, backward)) => {
+                let b = *backward != reverse;
+                self.start_search(b);
+            }
+            None => self.message = Some("no previous search".into()),
+        }
+    }
+
+    /// Searches the rest of the file after a search reached its end.
+    pub(super) fn wrap_search(&mut self, r: Running) {
+        let (Some(index), Some((_, m, _))) = (self.index.clone(), self.search.clone()) else {
+            return;
+        };
+        let lines = if r.backward {
+            r.lines.end..index.line_count()
+        } else {
+            0..r.lines.start
+        };
+        self.launch(&index, &m, lines, r.backward, true);
+    }
+
+    pub(super) fn on_screen(&self, line: u64) -> bool {
+        line >= self.pos.line && line < self.pos.line + self.text_rows()
+    }
+
+    pub(super) fn scanned(&mut self, generation: u64, epoch: u64, found: Result<Found, String>) {
+        match found {
+            Ok(Found::Line(line)) => {
+                let Some(r) = self.running.take_if(|r| r.generation == generation) else {
+                    return;
+                };
+                match line {
+                    Some(l) => {
+                        self.last_match = Some(l);
+                        self.message = r.wrapped.then(|| "search wrapped".to_string());
+                        self.exec(Op::Goto(l, true));
+                    }
+                    None if r.wrapped => self.message = Some("Pattern not found".into()),
+                    None => {
+                        let pattern = self
+                            .search
+                            .as_ref()
+                            .map(|s| s.0.clone())
+                            .unwrap_or_default();
+                        self.message = Some(if r.backward {
+                            format!(
+                                "search hit TOP: no match for {pattern} above; Enter or n continues from the BOTTOM"
+                            )
+                        } else {
+                            format!(
+                                "search hit BOTTOM: no match for {pattern} below; Enter or n continues from the TOP"
+                            )
+                        });
+                        self.offer_wrap = Some(r);
+                    }
+                }
+            }
+            Ok(Found::Chunk(c, lines)) => {
+                if generation != self.filterer.generation() || epoch != self.store.epoch() {
+                    return;
+                }
+                let Some(f) = self.filter.as_mut() else {
+                    return;
+                };
+                f.asked = None;
+                f.progress = None;
+                f.lines_kept += lines.len();
+                f.chunks.insert(c, Arc::new(lines));
+                f.order.push_back(c);
+                while f.order.len() > FILTER_CHUNKS_KEPT
+                    || (f.lines_kept > FILTER_LINES_KEPT && f.order.len() > 1)
+                {
+                    if let Some(old) = f.order.pop_front()
+                        && let Some(v) = f.chunks.remove(&old)
+                    {
+                        f.lines_kept -= v.len();
+                    }
+                }
+                self.retry();
+            }
+            Err(e) => {
+                if self
+                    .running
+                    .take_if(|r| r.generation == generation)
+                    .is_some()
+                    || generation == self.filterer.generation()
+                {
+                    self.pending.clear();
+                    if let Some(f) = self.filter.as_mut() {
+                        f.asked = None;
+                    }
+                    self.message = Some(format!("error: {e}"));
+                }
+            }
+        }
+    }
+}
