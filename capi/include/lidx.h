@@ -278,6 +278,13 @@
 #define LIDX_EVIDENCE_REMEMBERED 5
 
 /**
+ * The modification time differs; the content checksums at the ends of the
+ * zstd seekable archive's frames are the ones its seek table gave them
+ * when the sidecar was built.
+ */
+#define LIDX_EVIDENCE_ZSTD_FRAMES 6
+
+/**
  * The existing, fresh sidecar was used.
  */
 #define LIDX_ACTION_OPENED 0

@@ -509,6 +509,10 @@ pub const LIDX_EVIDENCE_GZIP_MEMBERS: i32 = 4;
 /// The modification time differs; this very file was checked earlier and
 /// found the same (remembered in the user cache directory).
 pub const LIDX_EVIDENCE_REMEMBERED: i32 = 5;
+/// The modification time differs; the content checksums at the ends of the
+/// zstd seekable archive's frames are the ones its seek table gave them
+/// when the sidecar was built.
+pub const LIDX_EVIDENCE_ZSTD_FRAMES: i32 = 6;
 
 /// The existing, fresh sidecar was used.
 pub const LIDX_ACTION_OPENED: i32 = 0;
@@ -552,6 +556,7 @@ fn evidence_code(e: Option<Evidence>) -> i32 {
         Some(Evidence::Content(Proof::Rescan)) => LIDX_EVIDENCE_RESCAN,
         Some(Evidence::Content(Proof::GzipTrailer)) => LIDX_EVIDENCE_GZIP_TRAILER,
         Some(Evidence::Content(Proof::GzipMembers { .. })) => LIDX_EVIDENCE_GZIP_MEMBERS,
+        Some(Evidence::Content(Proof::ZstdFrames { .. })) => LIDX_EVIDENCE_ZSTD_FRAMES,
         Some(Evidence::Remembered) => LIDX_EVIDENCE_REMEMBERED,
     }
 }

@@ -126,4 +126,10 @@ impl ReadAt for Guarded {
             self.inner.will_need(range);
         }
     }
+
+    fn will_need_exact(&self, range: std::ops::Range<u64>) {
+        if self.refusal.is_none() {
+            self.inner.will_need_exact(range);
+        }
+    }
 }

@@ -143,6 +143,11 @@ impl SidecarAps {
     pub(crate) fn members(&self) -> Result<Vec<crate::ingest::fingerprint::Member>> {
         use crate::ingest::fingerprint::Member;
         let n = self.sb.gzip.ap_count as usize;
+        // Every record page, asked for at once (one round trip for a
+        // remote sidecar).
+        let (ps, g) = (self.sb.page_size as u64, &self.sb.gzip);
+        self.file
+            .will_need(g.ap_first_page as u64 * ps..(g.ap_first_page + g.ap_pages) as u64 * ps);
         let mut out: Vec<(Member, crc32fast::Hasher)> = Vec::new();
         let mut next = self.record(0)?;
         for i in 0..n {

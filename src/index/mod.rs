@@ -244,16 +244,35 @@ impl Index {
             Comparison::Rewritten => (Verdict::Rewritten, None),
             Comparison::MtimeDiffers => {
                 let encoded = sb.encode();
+                // Trailers or checksums compared: each a request for a
+                // remote source.
+                let checks = if stat.remote {
+                    fingerprint::MEMBERS_CHECKED_REMOTE
+                } else {
+                    fingerprint::MEMBERS_CHECKED
+                };
                 if stat
                     .memo
                     .as_ref()
                     .is_some_and(|m| m.recalls(&sidecar_path, &encoded))
                 {
                     (Verdict::Unchanged, Some(Evidence::Remembered))
+                } else if sb.is_zstd() {
+                    let frames = zstd::SidecarFrames::new(std::sync::Arc::clone(&sidecar), &sb);
+                    match frames.check_sums(&*source, checks)? {
+                        zstd::FrameCheck::Same(proof) => {
+                            if let Some(m) = &stat.memo {
+                                m.remember(&sidecar_path, &encoded);
+                            }
+                            (Verdict::Unchanged, Some(Evidence::Content(proof)))
+                        }
+                        zstd::FrameCheck::Differs => (Verdict::Rewritten, None),
+                        zstd::FrameCheck::Unprovable => (Verdict::Unverified, None),
+                    }
                 } else if gz {
                     let aps = gzip::SidecarAps::new(std::sync::Arc::clone(&sidecar), &sb);
                     let members = aps.members()?;
-                    match fingerprint::check_members(&*source, &members)? {
+                    match fingerprint::check_members(&*source, &members, checks)? {
                         Some(checked) => {
                             if let Some(m) = &stat.memo {
                                 m.remember(&sidecar_path, &encoded);

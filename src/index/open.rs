@@ -332,9 +332,7 @@ impl OpenOptions {
                 ..
             }
         ) {
-            // A damaged zstd archive: its frames are checked one by one,
-            // and a damaged one is an error (spec §13), not a prefix.
-            return Err(damage);
+            return self.open_damaged_zstd(source, damage);
         }
         let (src, info, _) = open_source(source)?;
         let mut pages = vec![0u8; self.build.page_size as usize];
@@ -371,6 +369,28 @@ impl OpenOptions {
             info.mtime,
             self.cache_bytes,
         )?;
+        index.set_damage(found.to_string());
+        Ok(Opened {
+            index,
+            action: Action::Damaged,
+            warning: None,
+        })
+    }
+
+    /// A damaged zstd seekable archive: the complete lines of the frames
+    /// before the first damaged one, indexed in memory over their text
+    /// (each frame still checked when read, R-134); nothing is written.
+    fn open_damaged_zstd(&self, source: &Path, damage: Error) -> Result<Opened> {
+        let (src, _, _) = open_source(source)?;
+        let (records, cut, found) = ingest::zstd::intact_prefix(&src, self.build.threads)?;
+        let Some(found) = found else {
+            // It decoded completely this time: it changed under us.
+            return Err(damage);
+        };
+        let text = crate::zstd::ZstText::new(Box::new(src), records, cut, self.cache_bytes);
+        let mut build = self.build.clone();
+        build.plain = true;
+        let mut index = Index::build_in_memory(Box::new(text), &build)?;
         index.set_damage(found.to_string());
         Ok(Opened {
             index,

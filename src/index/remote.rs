@@ -142,7 +142,11 @@ fn source_stat(src: &RemoteSource, sb: &Superblock) -> SourceStat {
     };
     SourceStat {
         mtime: Some(mtime),
-        memo: Some(Memo::for_object(src.url(), &version, id.size)),
+        memo: Some(Memo::for_object(
+            src.url().split_once('?').map_or(src.url(), |(p, _)| p),
+            &version,
+            id.size,
+        )),
         remote: true,
     }
 }
@@ -191,7 +195,7 @@ fn plan(oo: &OpenOptions, url: &Path) -> Result<Plan> {
         Some(p) => Some(Side::Local(p.clone())),
         None => None,
     };
-    let cache = cache_sidecar(url_s, src_loc.file_name());
+    let cache = cache_sidecar(src_loc.url_without_query(), src_loc.file_name());
     Ok(Plan {
         src_loc,
         explicit,
@@ -199,12 +203,10 @@ fn plan(oo: &OpenOptions, url: &Path) -> Result<Plan> {
     })
 }
 
-/// The sidecar URL next to the object: URL + `.lidx`.
+/// The sidecar URL next to the object: `.lidx` added to the URL's path
+/// (its query kept).
 fn shipped(src_loc: &Location) -> Result<Location> {
-    Location::parse(
-        &format!("{}.lidx", src_loc.url()),
-        &RemoteOptions::default(),
-    )
+    Location::parse(&src_loc.sidecar_url(), &RemoteOptions::default())
 }
 
 /// What the candidates gave.

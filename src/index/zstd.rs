@@ -100,6 +100,52 @@ impl SidecarFrames {
     }
 }
 
+/// What the frame checksums of a zstd archive whose modification time
+/// differs say (spec R-43).
+pub(crate) enum FrameCheck {
+    /// The content is the one indexed.
+    Same(crate::Proof),
+    /// A frame's checksum differs.
+    Differs,
+    /// Some frames carry no checksum to compare: only decoding tells.
+    Unprovable,
+}
+
+impl SidecarFrames {
+    /// Compares the content checksum at the end of at most `limit` frames
+    /// of `zst` (spread evenly, read together) with the seek table's
+    /// checksum the records hold.
+    pub(crate) fn check_sums(&self, zst: &dyn ReadAt, limit: usize) -> Result<FrameCheck> {
+        use crate::ingest::fingerprint::{FrameSum, check_frames, spread};
+        let n = self.count();
+        let picks = spread(n, limit.max(2));
+        let ps = self.sb.page_size as u64;
+        let g = &self.sb.gzip;
+        self.file
+            .will_need(g.ap_first_page as u64 * ps..(g.ap_first_page + g.ap_pages) as u64 * ps);
+        let mut sums = Vec::with_capacity(picks.len());
+        let both = fmt::FRAME_HAS_XXH | fmt::FRAME_CONTENT_CHECKSUM;
+        for &i in &picks {
+            let r = self.record(i)?;
+            if r.flags & both != both {
+                return Ok(FrameCheck::Unprovable);
+            }
+            sums.push(FrameSum {
+                comp: r.comp,
+                comp_len: r.comp_len,
+                xxh: r.xxh,
+            });
+        }
+        Ok(match check_frames(zst, &sums, usize::MAX)? {
+            Some(checked) => FrameCheck::Same(crate::Proof::ZstdFrames {
+                checked,
+                frames: n as u64,
+            }),
+            None => FrameCheck::Differs,
+        })
+    }
+}
+
 impl FrameRecords for SidecarFrames {
     fn count(&self) -> usize {
         self.sb.gzip.ap_count as usize

@@ -83,6 +83,15 @@ pub enum Proof {
     /// A plain file read whole: every checkpoint and the line count are as
     /// recorded.
     Rescan,
+    /// A zstd seekable archive: `checked` of its `frames` frames end with
+    /// the content checksum that the seek table gave them when the sidecar
+    /// was built (at most [`MEMBERS_CHECKED`], spread evenly).
+    ZstdFrames {
+        /// Frame checksums compared.
+        checked: u64,
+        /// Frames.
+        frames: u64,
+    },
 }
 
 impl std::fmt::Display for Evidence {
@@ -97,6 +106,10 @@ impl std::fmt::Display for Evidence {
             Evidence::Content(Proof::GzipMembers { checked, members }) => write!(
                 f,
                 "content verified: {checked} of {members} gzip member trailers; the modification time differs"
+            ),
+            Evidence::Content(Proof::ZstdFrames { checked, frames }) => write!(
+                f,
+                "content verified: {checked} of {frames} zstd frame checksums; the modification time differs"
             ),
             Evidence::Content(Proof::Rescan) => f.write_str(
                 "content verified: the file re-read whole; the modification time differs",
@@ -178,8 +191,14 @@ pub fn source_error(path: &std::path::Path, e: std::io::Error) -> Error {
 }
 
 /// At most this many member trailers of a multi-member gzip archive are
-/// compared ([`Proof::GzipMembers`]); above it, that many spread evenly.
+/// compared ([`Proof::GzipMembers`]), or frame checksums of a zstd
+/// seekable archive ([`Proof::ZstdFrames`]); above it, that many spread
+/// evenly.
 pub const MEMBERS_CHECKED: usize = 1024;
+
+/// As [`MEMBERS_CHECKED`] for a remote archive, where each is a request:
+/// sent together, they cost one round trip and a few KiB.
+pub const MEMBERS_CHECKED_REMOTE: usize = 64;
 
 /// One member of a gzip archive with text, as the sidecar records it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -193,49 +212,63 @@ pub struct Member {
     pub len: u64,
 }
 
-/// Member trailers announced to the source at once ([`ReadAt::will_need`]).
-const TRAILER_BATCH: usize = 64;
+/// The bytes read before a member's data at first: its header (10 bytes,
+/// 18 for BGZF's) and the trailer before it, with room for a short name.
+const HEADER_FIRST: u64 = 256;
 
 /// The longest member header looked for before a member's data: a header
 /// longer than this (a huge file name or extra field) leaves its
 /// predecessor's trailer unchecked.
 const HEADER_LOOKBACK: u64 = 4096;
 
+/// `n` of `0..count` spread evenly (all of them when `count <= n`), the
+/// first and the last included.
+pub fn spread(count: usize, n: usize) -> Vec<usize> {
+    if count <= n {
+        return (0..count).collect();
+    }
+    (0..n).map(|k| k * (count - 1) / (n - 1)).collect()
+}
+
 /// Checks the trailers of `members` (in archive order; member 0 first) in
 /// the gzip file `gz`: the 8 bytes before each member header after the
 /// first are the previous member's CRC-32 and length. The last member's
-/// trailer is left to the tail block. Returns `Some(checked)` when every
+/// trailer is left to the tail block. At most `limit` boundaries are
+/// compared, spread evenly; the bytes around each are asked for together
+/// first ([`ReadAt::will_need_exact`]: one round trip for a remote
+/// archive), a few hundred per member. Returns `Some(checked)` when every
 /// trailer looked at agrees (`checked` of them could be found; a trailer
 /// of an empty member, `0 0`, in front of a member proves nothing and is
 /// not counted), `None` when one disagrees: the content differs.
-pub fn check_members(gz: &dyn ReadAt, members: &[Member]) -> Result<Option<u64>> {
+pub fn check_members(gz: &dyn ReadAt, members: &[Member], limit: usize) -> Result<Option<u64>> {
     let boundaries = members.len().saturating_sub(1);
-    let picks: Vec<usize> = if boundaries <= MEMBERS_CHECKED {
-        (0..boundaries).collect()
-    } else {
-        (0..MEMBERS_CHECKED)
-            .map(|k| k * (boundaries - 1) / (MEMBERS_CHECKED - 1))
-            .collect()
+    let picks = spread(boundaries, limit.max(2));
+    let window = |j: usize, back: u64| {
+        let next = members[j + 1].data_start;
+        next.saturating_sub(back + 8)..next
     };
+    for &j in &picks {
+        gz.will_need_exact(window(j, HEADER_FIRST));
+    }
+    // (A remote archive now has every window in flight.)
     let mut checked = 0;
     let mut buf = Vec::new();
-    // The bytes before each compared header, announced a batch at a time
-    // (a remote archive fetches a batch in one round trip).
-    let window = |j: usize| {
-        let next = members[j + 1].data_start;
-        next.saturating_sub(HEADER_LOOKBACK + 8)..next
-    };
-    for (k, &j) in picks.iter().enumerate() {
-        if k % TRAILER_BATCH == 0 {
-            for &b in &picks[k..(k + TRAILER_BATCH).min(picks.len())] {
-                gz.will_need(window(b));
+    for &j in &picks {
+        let prev = &members[j];
+        let mut found = None;
+        for back in [HEADER_FIRST, HEADER_LOOKBACK] {
+            let w = window(j, back);
+            buf.resize((w.end - w.start) as usize, 0);
+            gz.read_exact_at(&mut buf, w.start)?;
+            if let Some(h) = header_start(&buf) {
+                found = Some(h);
+                break;
+            }
+            if w.start == 0 {
+                break;
             }
         }
-        let prev = &members[j];
-        let w = window(j);
-        buf.resize((w.end - w.start) as usize, 0);
-        gz.read_exact_at(&mut buf, w.start)?;
-        let Some(h) = header_start(&buf) else {
+        let Some(h) = found else {
             continue;
         };
         if h < 8 {
@@ -407,12 +440,15 @@ mod tests {
         ];
         let (gz, members) = archive(&parts);
         let src = MemSource::new(gz.clone());
-        assert_eq!(check_members(&src, &members).unwrap(), Some(2));
+        assert_eq!(
+            check_members(&src, &members, MEMBERS_CHECKED).unwrap(),
+            Some(2)
+        );
         // The same length, another text in member 1: its trailer differs
         // from what the sidecar recorded.
         let mut other = members.clone();
         other[0].crc ^= 1;
-        assert_eq!(check_members(&src, &other).unwrap(), None);
+        assert_eq!(check_members(&src, &other, MEMBERS_CHECKED).unwrap(), None);
         // An empty member in front of member 2: its trailer (0 0) proves
         // nothing about member 1, which goes unchecked.
         let mut with_empty = member(b"one\ntwo\n", None);
@@ -430,7 +466,7 @@ mod tests {
         ];
         with_empty.extend_from_slice(&third);
         assert_eq!(
-            check_members(&MemSource::new(with_empty), &ms).unwrap(),
+            check_members(&MemSource::new(with_empty), &ms, MEMBERS_CHECKED).unwrap(),
             Some(0)
         );
     }
@@ -444,4 +480,42 @@ mod tests {
         assert_eq!(header_start(&b), Some(7));
         assert_eq!(header_start(b"no header here"), None);
     }
+}
+
+/// A zstd seekable frame as the sidecar records it, for
+/// [`check_frames`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FrameSum {
+    /// Offset of the frame in the archive and its length.
+    pub comp: u64,
+    pub comp_len: u32,
+    /// The seek table's checksum of the frame's text, recorded at build.
+    pub xxh: u32,
+}
+
+/// Checks the content checksums at the ends of the frames `frames` (each
+/// recorded with the seek table's checksum and a frame that carries its
+/// own) in the zstd archive `zst`: at most `limit`, spread evenly, read
+/// together (4 bytes each). `Some(checked)` when all agree, `None` when
+/// one differs.
+pub fn check_frames(zst: &dyn ReadAt, frames: &[FrameSum], limit: usize) -> Result<Option<u64>> {
+    let picks = spread(frames.len(), limit.max(2));
+    let tail = |f: &FrameSum| {
+        let end = f.comp + f.comp_len as u64;
+        end.saturating_sub(4)..end
+    };
+    for &i in &picks {
+        zst.will_need_exact(tail(&frames[i]));
+    }
+    let mut checked = 0;
+    for &i in &picks {
+        let mut b = [0u8; 4];
+        let t = tail(&frames[i]);
+        zst.read_exact_at(&mut b, t.start)?;
+        if u32::from_le_bytes(b) != frames[i].xxh {
+            return Ok(None);
+        }
+        checked += 1;
+    }
+    Ok(Some(checked))
 }

@@ -138,6 +138,30 @@ pub(crate) fn decode_in_order(
     })
 }
 
+/// The frames of damaged zstd seekable archive `src` before its first
+/// damaged frame (decoded and checked in order), where the complete lines
+/// of their text end, and the damage found. An error when not even the
+/// seek table can be read. For an index of those lines in memory, as a
+/// damaged gzip archive's lines before the damage are indexed.
+pub(crate) fn intact_prefix(
+    src: &dyn ReadAt,
+    threads: usize,
+) -> Result<(Vec<FrameRecord>, u64, Option<Error>)> {
+    let frames = crate::zstd::seek_table(src)?;
+    let mut records = Vec::new();
+    let mut cut = 0u64;
+    let found = decode_in_order(src, &frames, super::workers(threads), &mut |i, d| {
+        let f = &frames[i];
+        if let Some(k) = memchr::memrchr(b'\n', &d.text) {
+            cut = f.uncomp + k as u64 + 1;
+        }
+        records.push(record(f, d));
+        Ok(())
+    })
+    .err();
+    Ok((records, cut, found))
+}
+
 /// Builds the sidecar of zstd seekable source `src` (see the module doc).
 pub fn build(
     src: &dyn ReadAt,

@@ -9,6 +9,8 @@
 //! explicit `pread` whose size and position we choose.
 
 mod aligned;
+#[cfg(feature = "remote")]
+mod aws;
 mod file;
 mod mem;
 #[cfg(feature = "remote")]
@@ -71,6 +73,14 @@ pub trait ReadAt: Send + Sync {
         let _ = range;
     }
 
+    /// As [`ReadAt::will_need`], for a small range read on its own: a
+    /// remote source fetches just these bytes (not the block around
+    /// them), so that many scattered small reads (member trailers, frame
+    /// checksums) cost their bytes, in requests sent together.
+    fn will_need_exact(&self, range: std::ops::Range<u64>) {
+        self.will_need(range)
+    }
+
     /// Fills `buf` completely from `offset`, or fails with `UnexpectedEof`
     /// wrapped in an I/O error naming the path.
     fn read_exact_at(&self, mut buf: &mut [u8], mut offset: u64) -> Result<()> {
@@ -119,5 +129,8 @@ impl<T: ReadAt + ?Sized> ReadAt for std::sync::Arc<T> {
     }
     fn will_need(&self, range: std::ops::Range<u64>) {
         (**self).will_need(range)
+    }
+    fn will_need_exact(&self, range: std::ops::Range<u64>) {
+        (**self).will_need_exact(range)
     }
 }

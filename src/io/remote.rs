@@ -173,6 +173,8 @@ pub struct Location {
     url: String,
     store: Arc<dyn ObjectStore>,
     path: ObjPath,
+    /// The object's name: the last segment of the URL's path.
+    name: String,
     opts: RemoteOptions,
 }
 
@@ -195,18 +197,56 @@ impl Location {
             what,
         };
         let parsed = url::Url::parse(url).map_err(|e| bad(format!("not a valid URL: {e}")))?;
+        let name = parsed
+            .path_segments()
+            .and_then(|mut s| s.next_back())
+            .map(percent_decode)
+            .unwrap_or_default();
+        if name.is_empty() {
+            return Err(bad("the URL names no object (its path is empty)".into()));
+        }
+        if parsed.query().is_some() && matches!(parsed.scheme(), "http" | "https") {
+            // A URL with a query (a presigned S3, GCS or Azure URL, a
+            // token): fetched as it is, by plain HTTP, the query kept.
+            let store = http_store(&parsed, opts, url).map_err(|e| bad(one_line(&e)))?;
+            return Ok(Location {
+                url: url.to_string(),
+                store,
+                path: ObjPath::default(),
+                name,
+                opts: opts.clone(),
+            });
+        }
         let (scheme, path) = ObjectStoreScheme::parse(&parsed)
             .map_err(|e| bad(format!("not a URL lidx can read: {}", one_line(&e))))?;
         if path.as_ref().is_empty() {
             return Err(bad("the URL names no object (its path is empty)".into()));
         }
-        let store = store_for(scheme, &parsed, opts).map_err(|e| bad(one_line(&e)))?;
+        let store =
+            store_for(scheme, &parsed, opts).map_err(|e| bad(plain_words(&one_line(&e))))?;
         Ok(Location {
             url: url.to_string(),
             store,
             path,
+            name,
             opts: opts.clone(),
         })
+    }
+
+    /// The URL of the object's sidecar next to it: `.lidx` added to the
+    /// path, the query (a presigned URL's, a token) kept.
+    pub fn sidecar_url(&self) -> String {
+        match self.url.split_once('?') {
+            Some((path, query)) => format!("{path}.lidx?{query}"),
+            None => format!("{}.lidx", self.url),
+        }
+    }
+
+    /// The URL without its query: what names the object in the cache
+    /// directory (a presigned URL's signature changes; the object does
+    /// not).
+    pub fn url_without_query(&self) -> &str {
+        self.url.split_once('?').map_or(&self.url, |(p, _)| p)
     }
 
     /// The URL as given.
@@ -216,7 +256,7 @@ impl Location {
 
     /// The object's name: the last segment of its path.
     pub fn file_name(&self) -> &str {
-        self.path.filename().unwrap_or("")
+        &self.name
     }
 }
 
@@ -243,6 +283,53 @@ fn client_settings(opts: &RemoteOptions) -> (object_store::RetryConfig, [(Client
 
 use object_store::ClientConfigKey as ClientKey;
 
+/// A plain HTTP(S) store whose requests go to `base` (the server, or a
+/// whole URL with its query) joined with the object's path.
+fn http_store(
+    url: &url::Url,
+    opts: &RemoteOptions,
+    base: &str,
+) -> object_store::Result<Arc<dyn ObjectStore>> {
+    let (retry, client) = client_settings(opts);
+    let mut b = object_store::http::HttpBuilder::new()
+        .with_url(base)
+        .with_retry(retry)
+        .with_config(ClientKey::AllowHttp, "true");
+    for (k, v) in client {
+        b = b.with_config(k, v);
+    }
+    if url.scheme() == "http" {
+        // Loading the system's root certificates takes most of a short
+        // query's time: skipped when nothing is TLS.
+        b = b.with_config(ClientKey::NoSystemCertificates, "true");
+    }
+    Ok(Arc::new(b.build()?))
+}
+
+/// `%XX` escapes of a URL's path segment decoded (bytes that do not make
+/// UTF-8 are replaced).
+fn percent_decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let hex = |c: u8| (c as char).to_digit(16);
+        if b[i] == b'%'
+            && let (Some(h), Some(l)) = (
+                b.get(i + 1).and_then(|&c| hex(c)),
+                b.get(i + 2).and_then(|&c| hex(c)),
+            )
+        {
+            out.push((h * 16 + l) as u8);
+            i += 3;
+            continue;
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
 /// Builds the store for a URL, with credentials from the environment.
 fn store_for(
     scheme: ObjectStoreScheme,
@@ -258,19 +345,7 @@ fn store_for(
             .is_some_and(|s| s.eq_ignore_ascii_case("http://"))
     };
     Ok(match scheme {
-        ObjectStoreScheme::Http => {
-            let mut b = object_store::http::HttpBuilder::new()
-                .with_url(&url[..url::Position::BeforePath])
-                .with_retry(retry)
-                .with_config(ClientKey::AllowHttp, "true");
-            for (k, v) in client {
-                b = b.with_config(k, v);
-            }
-            if plain(url.as_str()) {
-                b = b.with_config(ClientKey::NoSystemCertificates, "true");
-            }
-            Arc::new(b.build()?)
-        }
+        ObjectStoreScheme::Http => http_store(url, opts, &url[..url::Position::BeforePath])?,
         ObjectStoreScheme::AmazonS3 => {
             use object_store::aws::{AmazonS3Builder, AmazonS3ConfigKey as K};
             let mut b = AmazonS3Builder::from_env()
@@ -279,8 +354,39 @@ fn store_for(
             for (k, v) in client {
                 b = b.with_config(K::Client(k), v);
             }
+            // The AWS CLI's profile, under what the environment says.
+            let profile = super::aws::profile().map_err(|e| object_store::Error::Generic {
+                store: "S3",
+                source: e.to_string().into(),
+            })?;
+            if let Some(p) = profile {
+                let (no_key, no_endpoint) = (
+                    b.get_config_value(&K::AccessKeyId).is_none(),
+                    b.get_config_value(&K::Endpoint).is_none(),
+                );
+                if no_key && let (Some(id), Some(secret)) = (&p.access_key_id, &p.secret_access_key)
+                {
+                    b = b.with_access_key_id(id).with_secret_access_key(secret);
+                    if let Some(t) = &p.session_token {
+                        b = b.with_token(t);
+                    }
+                }
+                if std::env::var_os("AWS_REGION").is_none()
+                    && std::env::var_os("AWS_DEFAULT_REGION").is_none()
+                    && let Some(r) = &p.region
+                {
+                    b = b.with_region(r);
+                }
+                if no_endpoint && let Some(e) = &p.endpoint_url {
+                    b = b.with_endpoint(e);
+                }
+            }
             if b.get_config_value(&K::Endpoint).is_some_and(|e| plain(&e)) {
-                b = b.with_config(K::Client(ClientKey::NoSystemCertificates), "true");
+                // An endpoint given as http:// (MinIO, moto, a proxy) is
+                // one the user chose: allowed, and no TLS set up.
+                b = b
+                    .with_allow_http(true)
+                    .with_config(K::Client(ClientKey::NoSystemCertificates), "true");
             }
             Arc::new(b.build()?)
         }
@@ -400,9 +506,10 @@ fn fault_of(e: object_store::Error) -> Fault {
             "the object was replaced while lidx read it (its ETag no longer matches: HTTP 412)"
                 .into(),
         ),
-        E::PermissionDenied { .. } | E::Unauthenticated { .. } => {
-            Fault::Fatal(format!("access refused: {}", one_line(&e)))
-        }
+        E::PermissionDenied { .. } | E::Unauthenticated { .. } => Fault::Fatal(format!(
+            "access refused ({}): check the credentials and what they may read",
+            plain_words(&one_line(&e))
+        )),
         E::NotSupported { .. } => Fault::Fatal(
             "the server ignored the Range request (it answered with the whole object, not 206 \
              Partial Content); lidx needs range reads"
@@ -425,10 +532,54 @@ fn fault_of(e: object_store::Error) -> Fault {
                     "the reply's Content-Range is missing or invalid: {text}"
                 ))
             } else {
-                Fault::Fatal(text)
+                Fault::Fatal(plain_words(&text))
             }
         }
     }
+}
+
+/// What an `object_store` error means, in one line without the client's
+/// internals (the request, retry counts, a server's HTML error page), and
+/// what to set when the cause is a setting.
+fn plain_words(text: &str) -> String {
+    let lower = text.to_ascii_lowercase();
+    // Without keys, the S3 client asks the instance metadata service (on
+    // EC2, a role's keys): elsewhere that fails one way or another.
+    if lower.contains("169.254.169.254") || lower.contains("instance metadata") {
+        return "no AWS credentials found: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or \
+                AWS_PROFILE (a profile in ~/.aws/credentials), or AWS_SKIP_SIGNATURE=true for a \
+                public bucket"
+            .into();
+    }
+    if let Some(at) = text.find("status code: ") {
+        let rest = &text[at + "status code: ".len()..];
+        let status = rest.split(':').next().unwrap_or(rest).trim();
+        return format!("HTTP {status}");
+    }
+    if lower.contains("url scheme is not allowed") {
+        return "http:// is not allowed for this store: set AWS_ALLOW_HTTP=true (or an \
+                https:// endpoint)"
+            .into();
+    }
+    if lower.contains("connection refused") {
+        return "connection refused (is the server running, on that port?)".into();
+    }
+    if lower.contains("dns error") || lower.contains("failed to lookup address") {
+        return "the host name does not resolve".into();
+    }
+    if lower.contains("certificate") {
+        return "the server's TLS certificate is not trusted".into();
+    }
+    if lower.contains("timed out") || lower.contains("timeout") {
+        return "no reply in time (LIDX_TIMEOUT sets the seconds, LIDX_RETRIES the retries)".into();
+    }
+    // object_store's "Generic X error: Error performing GET … - cause".
+    let core = text.rsplit(" - ").next().unwrap_or(text);
+    let core = match core.find(" error: ") {
+        Some(i) if core.starts_with("Generic ") => &core[i + " error: ".len()..],
+        _ => core,
+    };
+    one_line(&core)
 }
 
 /// One contiguous range of the object, as fetched.
@@ -1012,6 +1163,29 @@ impl ReadAt for RemoteSource {
         let mut st = self.inner.state.lock();
         self.hint(&mut st, range);
     }
+
+    fn will_need_exact(&self, range: Range<u64>) {
+        let len = self.inner.len;
+        let end = range.end.min(len);
+        if range.start >= end {
+            return;
+        }
+        let mut st = self.inner.state.lock();
+        let mut at = range.start;
+        while at < end {
+            if let Some(e) = st.extent_at(at) {
+                at = e.end();
+                continue;
+            }
+            if let Some(f) = st.inflight_at(at) {
+                at = f.range.end;
+                continue;
+            }
+            let to = end.min(st.next_after(at, len));
+            self.start(&mut st, at..to);
+            at = to;
+        }
+    }
 }
 
 #[cfg(test)]
@@ -1041,6 +1215,39 @@ mod tests {
             "c:/x",
         ] {
             assert!(!is_url(Path::new(p)), "{p}");
+        }
+    }
+
+    #[test]
+    fn errors_in_plain_words() {
+        for (text, want) in [
+            (
+                "Generic HTTP error: Error performing GET http://h/x in 1ms, after 0 retries, \
+                 max_retries: 3, retry_timeout: 130s - Server returned non-2xx status code: 416 \
+                 Range Not Satisfiable: <html> <head><title>416 Requested Range Not Satisfiable",
+                "HTTP 416 Range Not Satisfiable",
+            ),
+            (
+                "Generic HTTP error: Error performing GET http://127.0.0.1:1/x in 2ms, after 3 \
+                 retries - HTTP error: error sending request - tcp connect error - Connection \
+                 refused (os error 111)",
+                "connection refused (is the server running, on that port?)",
+            ),
+            (
+                "Generic S3 error: Error performing GET http://169.254.169.254/latest/api/token \
+                 in 1s - HTTP error: error sending request",
+                "no AWS credentials found",
+            ),
+            (
+                "Generic S3 error: AWS_PROFILE=x: no profile [x]",
+                "AWS_PROFILE=x: no profile [x]",
+            ),
+        ] {
+            assert!(
+                plain_words(text).starts_with(want),
+                "{text} -> {}",
+                plain_words(text)
+            );
         }
     }
 

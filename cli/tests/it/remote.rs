@@ -680,6 +680,145 @@ fn nginx_every_command_zstd_seekable_and_bgzf() {
     );
 }
 
+/// Issue 21, item 12: the content check of a shipped archive whose
+/// object has another modification time than the sidecar recorded (every
+/// upload) costs a bounded number of small reads in one round trip, for
+/// every archive kind of many members or frames: BGZF, `pack --format gz`,
+/// `pack` (zstd, by its frames' checksums). Once, it read every member's
+/// 64 KiB block: the whole archive.
+#[test]
+fn nginx_content_check_of_a_shipped_pair_reads_little() {
+    let Some(ng) = Nginx::start() else { return };
+    let data = text(8, 120_000);
+    let m = Model::new(data.clone());
+    let mut kinds: Vec<(&str, Vec<u8>, &str)> = vec![
+        ("p.log.zst", packed_zst(&data), "zstd frame checksums"),
+        (
+            "p.log.gz",
+            {
+                let dir = tempfile::tempdir().unwrap();
+                let f = dir.path().join("t.log");
+                std::fs::write(&f, &data).unwrap();
+                let out = dir.path().join("t.log.gz");
+                crate::zstd::pack(&f, &out, &["--format", "gz", "--frame", "65536"]);
+                std::fs::read(out).unwrap()
+            },
+            "gzip member trailers",
+        ),
+    ];
+    if run::have_tool("bgzip", "remote BGZF content check") {
+        kinds.push(("b.log.bgz", bgzip(&data), "gzip member trailers"));
+    }
+    for (name, bytes, proof) in kinds {
+        ng.ship(name, &bytes, &[]);
+        // Uploaded: the object's time is not the one indexed.
+        std::fs::File::options()
+            .write(true)
+            .open(ng.www.join(name))
+            .unwrap()
+            .set_modified(std::time::SystemTime::now() + Duration::from_secs(3600))
+            .unwrap();
+        let cache = tempfile::tempdir().unwrap();
+        ng.hits();
+        let url = ng.url(name);
+        let o = lidx_env(
+            &["info", "--json", &url],
+            &[],
+            cache.path(),
+            Rules::SILENT_ERROR,
+        );
+        assert!(o.stdout_str().contains(proof), "{name}: {}", o.stdout_str());
+        let hits = ng.hits_at_least(3);
+        let archive: Vec<&Hit> = hits
+            .iter()
+            .filter(|h| h.request.starts_with(&format!("GET /{name} ")))
+            .collect();
+        let body: u64 = archive.iter().map(|h| h.bytes).sum();
+        // The fingerprint's head and tail blocks, and a few hundred bytes
+        // per member or frame checked (at most 64).
+        assert!(
+            archive.len() <= 66 && body <= 2 * 65_536 + 64 * 300,
+            "{name}: {} requests, {body} bytes of {} read: {archive:?}",
+            archive.len(),
+            bytes.len()
+        );
+        let o = lidx_env(
+            &["lines", &url, "5"],
+            &[],
+            cache.path(),
+            Rules::SILENT_ERROR,
+        );
+        assert_eq!(o.code, 0, "{name}: {}", o.stderr);
+        assert_eq!(o.stdout, m.bytes(m.span(4)), "{name}");
+    }
+}
+
+/// Issue 21, item 14: a URL with a query (a presigned S3, GCS or Azure
+/// URL) keeps its query on every request; its sidecar is `.lidx` on the
+/// path with the same query, or a presigned sidecar URL given with
+/// `--index`; a new signature of the same object reuses the sidecar built
+/// in the cache directory.
+#[test]
+fn nginx_urls_with_a_query_string() {
+    let Some(ng) = Nginx::start() else { return };
+    let cache = tempfile::tempdir().unwrap();
+    let data = text(14, 20_000);
+    let m = Model::new(data.clone());
+    ng.ship("q.log.gz", &gzip(&data), &[]);
+    let url = format!(
+        "{}?X-Amz-Signature=abc&X-Amz-Expires=60",
+        ng.url("q.log.gz")
+    );
+    every_command(&url, &m, &[], cache.path(), "query, shipped");
+    let hits = ng.hits();
+    assert!(
+        hits.iter().any(|h| h
+            .request
+            .starts_with("GET /q.log.gz.lidx?X-Amz-Signature=abc&X-Amz-Expires=60 ")),
+        "{hits:?}"
+    );
+    assert!(
+        hits.iter()
+            .filter(|h| h.request.starts_with("GET /q.log.gz"))
+            .all(|h| h.request.contains("?X-Amz-Signature=abc")),
+        "{hits:?}"
+    );
+    // A sidecar of its own, presigned.
+    let side = format!("{}?sig=for-the-sidecar", ng.url("q.log.gz.lidx"));
+    let o = lidx_env(
+        &["lines", &url, "7", "--index", &side],
+        &[],
+        cache.path(),
+        Rules::SILENT_ERROR,
+    );
+    assert_eq!(o.stdout, m.bytes(m.span(6)), "{}", o.stderr);
+    assert!(ng.hits().iter().any(|h| {
+        h.request
+            .starts_with("GET /q.log.gz.lidx?sig=for-the-sidecar ")
+    }));
+    // Without a shipped sidecar: built once in the cache directory, and
+    // found again under another signature.
+    ng.put("b.log.gz", &gzip(&data));
+    let first = format!("{}?sig=one", ng.url("b.log.gz"));
+    let o = lidx_env(&["count", &first], &[], cache.path(), Rules::SILENT_ERROR);
+    assert_eq!(
+        o.stdout_str(),
+        format!("{}\n", m.line_count()),
+        "{}",
+        o.stderr
+    );
+    assert!(o.stderr.contains("built"), "{}", o.stderr);
+    let second = format!("{}?sig=two", ng.url("b.log.gz"));
+    let o = lidx_env(&["count", &second], &[], cache.path(), Rules::SILENT_ERROR);
+    assert_eq!(
+        o.stdout_str(),
+        format!("{}\n", m.line_count()),
+        "{}",
+        o.stderr
+    );
+    assert!(!o.stderr.contains("built"), "{}", o.stderr);
+}
+
 #[test]
 fn nginx_without_sidecar_builds_one_in_the_cache_directory() {
     let Some(ng) = Nginx::start() else { return };
@@ -943,6 +1082,86 @@ fn s3_moto_every_command_and_a_built_sidecar() {
         assert_eq!(o.code, 2);
         assert!(o.stderr.contains(url), "{}", o.stderr);
     }
+}
+
+/// Issue 21, item 15: an AWS user's set-up as the AWS CLI reads it: a
+/// profile's keys, region and endpoint from `~/.aws/credentials` and
+/// `~/.aws/config` (no AWS_* variable, no AWS_ALLOW_HTTP for an http://
+/// endpoint the profile names); without credentials, or with a profile
+/// that does not exist, one line that says what to set.
+#[test]
+fn s3_moto_reads_aws_profiles_and_says_what_to_set() {
+    let Some(s3) = Moto::start() else { return };
+    let data = text(15, 5_000);
+    let m = Model::new(data.clone());
+    s3.put("logs", "p/app.log", &data);
+    let home = tempfile::tempdir().unwrap();
+    let aws = home.path().join(".aws");
+    std::fs::create_dir(&aws).unwrap();
+    std::fs::write(
+        aws.join("credentials"),
+        "[default]\naws_access_key_id = wrong\naws_secret_access_key = wrong\n\n\
+         [dev]\naws_access_key_id = testing\naws_secret_access_key = testing\n",
+    )
+    .unwrap();
+    std::fs::write(
+        aws.join("config"),
+        format!(
+            "[profile dev]\nregion = us-east-1\nendpoint_url = http://127.0.0.1:{}\n",
+            s3.port
+        ),
+    )
+    .unwrap();
+    let run = |env: &[(&str, &str)]| {
+        let mut cmd = Command::new(BIN);
+        cmd.args(["lines", "s3://logs/p/app.log", "3"])
+            .stdin(Stdio::null())
+            .env("HOME", home.path())
+            .env("XDG_CACHE_HOME", home.path().join("cache"))
+            .env("LIDX_TIMEOUT", "3")
+            .env("LIDX_RETRIES", "0");
+        for k in [
+            "AWS_ACCESS_KEY_ID",
+            "AWS_SECRET_ACCESS_KEY",
+            "AWS_SESSION_TOKEN",
+            "AWS_REGION",
+            "AWS_DEFAULT_REGION",
+            "AWS_ENDPOINT_URL",
+            "AWS_ENDPOINT",
+            "AWS_ALLOW_HTTP",
+            "AWS_PROFILE",
+            "AWS_DEFAULT_PROFILE",
+            "AWS_SHARED_CREDENTIALS_FILE",
+            "AWS_CONFIG_FILE",
+        ] {
+            cmd.env_remove(k);
+        }
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        run::checked(cmd, Rules::SILENT_ERROR)
+    };
+    let o = run(&[("AWS_PROFILE", "dev")]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert_eq!(o.stdout, m.bytes(m.span(2)));
+    let o = run(&[("AWS_PROFILE", "nope")]);
+    assert_eq!(o.code, 2);
+    assert!(
+        o.stderr.contains("AWS_PROFILE=nope") && o.stderr.contains("credentials"),
+        "{}",
+        o.stderr
+    );
+    // No credentials anywhere (the endpoint given, no profile files).
+    std::fs::remove_file(aws.join("credentials")).unwrap();
+    std::fs::remove_file(aws.join("config")).unwrap();
+    let endpoint = format!("http://127.0.0.1:{}", s3.port);
+    let o = run(&[("AWS_ENDPOINT_URL", &endpoint), ("AWS_REGION", "us-east-1")]);
+    assert_eq!(o.code, 2, "{}", o.stdout_str());
+    assert!(
+        o.stderr.contains("AWS_ACCESS_KEY_ID") && !o.stderr.contains("169.254"),
+        "{}",
+        o.stderr
+    );
 }
 
 /// The library: `OpenOptions::open` on a URL, and a `RemoteSource` shared

@@ -790,3 +790,86 @@ fn pack_errors_are_one_line() {
         .collect();
     assert!(!names.iter().any(|n| n.contains(".tmp-")), "{names:?}");
 }
+
+/// Issue 21, items 12 and 13: a copy of a packed archive (another
+/// modification time) is proven by its frames' content checksums, not
+/// decoded whole; a damaged copy still answers the lines its intact frames
+/// hold (with its sidecar, every frame but the damaged one; without, the
+/// complete lines before it) and refuses the others, never a wrong line.
+#[test]
+fn copies_are_checked_by_frame_checksums_and_damage_keeps_intact_frames() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = text(21, 1_500_000, 0, 0, false);
+    let m = Model::new(data.clone());
+    let n = m.line_count();
+    let file = dir.path().join("c.log");
+    std::fs::write(&file, &data).unwrap();
+    let packed = dir.path().join("c.log.zst");
+    pack(&file, &packed, &["--frame", "16384"]);
+    let copy = dir.path().join("copy.log.zst");
+    std::fs::copy(&packed, &copy).unwrap();
+    std::fs::copy(
+        dir.path().join("c.log.zst.lidx"),
+        dir.path().join("copy.log.zst.lidx"),
+    )
+    .unwrap();
+    set_mtime(
+        &copy,
+        std::time::SystemTime::now() + std::time::Duration::from_secs(60),
+    );
+    let o = lidx([os("info"), os("--json"), os(&copy)]);
+    assert!(
+        o.stdout_str().contains("zstd frame checksums"),
+        "{}",
+        o.stdout_str()
+    );
+    // Damage inside a frame in the middle (not its last 4 bytes, not the
+    // fingerprint's blocks).
+    let fs = frames(&packed);
+    let k = fs.len() / 2;
+    let f = fs[k];
+    assert!(
+        f.comp > 65_536
+            && f.comp + (f.comp_len as u64) < std::fs::metadata(&packed).unwrap().len() - 65_536
+    );
+    let mut b = std::fs::read(&packed).unwrap();
+    b[(f.comp + f.comp_len as u64 / 2) as usize] ^= 0x20;
+    std::fs::write(&copy, &b).unwrap();
+    set_mtime(
+        &copy,
+        std::time::SystemTime::now() + std::time::Duration::from_secs(120),
+    );
+    let line_of = |off: u64| m.line_at(off).unwrap();
+    let before = line_of(f.uncomp.saturating_sub(1));
+    let inside = line_of(f.uncomp + f.text_len as u64 / 2);
+    let after = line_of(fs[k + 1].uncomp + 10).min(n - 1);
+    let lines = |l: u64| lidx([os("lines"), os(&copy), os(format!("{}", l + 1))]);
+    for (sidecar, l, ok) in [
+        (true, before, true),
+        (true, inside, false),
+        (true, after, true),
+        (false, 0, true),
+        (false, before - 1, true),
+        (false, inside, false),
+        (false, after, false),
+    ] {
+        if !sidecar {
+            let _ = std::fs::remove_file(dir.path().join("copy.log.zst.lidx"));
+        }
+        let o = lines(l);
+        let ctx = format!("sidecar {sidecar}, line {}", l + 1);
+        if ok {
+            assert_eq!(o.code, 0, "{ctx}: {}", o.stderr);
+            assert_eq!(o.stdout, m.bytes(m.span(l)), "{ctx}");
+        } else {
+            assert_eq!(o.code, 2, "{ctx}: {}", o.stdout_str());
+            assert!(
+                o.stdout.is_empty() && o.stderr.contains("copy.log.zst"),
+                "{ctx}: {}",
+                o.stderr
+            );
+        }
+    }
+    // Nothing was written for the damaged archive.
+    assert!(!dir.path().join("copy.log.zst.lidx").exists());
+}
