@@ -29,6 +29,7 @@ mod follow;
 mod open;
 mod render;
 mod scan;
+mod signals;
 mod store;
 mod term;
 
@@ -115,6 +116,8 @@ pub enum Msg {
     },
     /// The followed file changed.
     Followed(Result<(FollowEvent, Option<Arc<Index>>), String>),
+    /// A signal was caught ([`signals`]).
+    Signal(i32),
 }
 
 /// The tests' way to watch work in progress: `LIDX_VIEW_TEST_SLOW=MS`

@@ -61,4 +61,5 @@ mod threads;
 mod time;
 mod timelogs;
 mod view;
+mod view_signals;
 mod zstd;

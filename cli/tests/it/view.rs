@@ -13,13 +13,13 @@ use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-const W: usize = 100;
-const H: usize = 30;
+pub(crate) const W: usize = 100;
+pub(crate) const H: usize = 30;
 /// Text rows: all but the status row.
-const ROWS: usize = H - 1;
+pub(crate) const ROWS: usize = H - 1;
 
 /// A tmux server running one pane.
-struct Pane {
+pub(crate) struct Pane {
     socket: String,
     width: usize,
 }
@@ -28,16 +28,28 @@ impl Pane {
     /// `lidx view ARGS` in `dir`, in a `W`×`H` pane; after it exits the
     /// pane shows its exit status and whether the terminal is back in
     /// canonical mode.
-    fn start(dir: &Path, args: &str) -> Option<Pane> {
+    pub(crate) fn start(dir: &Path, args: &str) -> Option<Pane> {
         Pane::start_sized(dir, args, W, H, &[])
     }
 
-    fn start_sized(dir: &Path, args: &str, w: usize, h: usize, env: &[&str]) -> Option<Pane> {
+    pub(crate) fn start_sized(
+        dir: &Path,
+        args: &str,
+        w: usize,
+        h: usize,
+        env: &[&str],
+    ) -> Option<Pane> {
         Pane::start_command(dir, &format!("{BIN} view {args}"), w, h, env)
     }
 
     /// `command` (a shell command line) in a `w`×`h` pane.
-    fn start_command(dir: &Path, command: &str, w: usize, h: usize, env: &[&str]) -> Option<Pane> {
+    pub(crate) fn start_command(
+        dir: &Path,
+        command: &str,
+        w: usize,
+        h: usize,
+        env: &[&str],
+    ) -> Option<Pane> {
         if !have_tool("tmux", "the pseudo-terminal tests of lidx") {
             return None;
         }
@@ -65,7 +77,7 @@ impl Pane {
         Some(Pane { socket, width: w })
     }
 
-    fn tmux(&self, args: &[&str]) -> String {
+    pub(crate) fn tmux(&self, args: &[&str]) -> String {
         let o = Command::new("tmux")
             .args(["-L", &self.socket])
             .args(args)
@@ -75,18 +87,18 @@ impl Pane {
     }
 
     /// Sends keys (tmux key names: `Enter`, `Escape`, `C-c`, or text).
-    fn keys(&self, keys: &[&str]) {
+    pub(crate) fn keys(&self, keys: &[&str]) {
         let mut a = vec!["send-keys", "-t", "0"];
         a.extend_from_slice(keys);
         self.tmux(&a);
     }
 
     /// Types `text` literally.
-    fn text(&self, text: &str) {
+    pub(crate) fn text(&self, text: &str) {
         self.tmux(&["send-keys", "-t", "0", "-l", text]);
     }
 
-    fn screen(&self) -> Vec<String> {
+    pub(crate) fn screen(&self) -> Vec<String> {
         self.tmux(&["capture-pane", "-p", "-t", "0"])
             .lines()
             .map(str::to_string)
@@ -95,7 +107,7 @@ impl Pane {
 
     /// The screen once `ok` holds for it (panics with it after 60 s: a
     /// loaded machine is slow, and only a failure waits that long).
-    fn wait(&self, what: &str, ok: impl Fn(&[String]) -> bool) -> Vec<String> {
+    pub(crate) fn wait(&self, what: &str, ok: impl Fn(&[String]) -> bool) -> Vec<String> {
         let start = Instant::now();
         loop {
             let s = self.screen();
@@ -111,7 +123,7 @@ impl Pane {
 
     /// Waits for the text rows to be `rows` and the status row to contain
     /// `status`.
-    fn expect(&self, what: &str, rows: &[String], status: &str) -> Vec<String> {
+    pub(crate) fn expect(&self, what: &str, rows: &[String], status: &str) -> Vec<String> {
         let width = self.width;
         self.wait(what, |s| {
             text_rows(s, width) == rows && s.get(rows_of(s)).is_some_and(|l| l.contains(status))
@@ -132,13 +144,13 @@ impl Drop for Pane {
 }
 
 /// Index of the status row (the last row of the pane).
-fn rows_of(s: &[String]) -> usize {
+pub(crate) fn rows_of(s: &[String]) -> usize {
     s.len().saturating_sub(1)
 }
 
 /// The text rows of a screen: each without the scrollbar (the pane's last
 /// column), trailing blanks trimmed.
-fn text_rows(s: &[String], width: usize) -> Vec<String> {
+pub(crate) fn text_rows(s: &[String], width: usize) -> Vec<String> {
     s[..rows_of(s)]
         .iter()
         .map(|r| {
@@ -153,7 +165,7 @@ fn text_rows(s: &[String], width: usize) -> Vec<String> {
 
 /// Rows as the viewer shows `lines` (number, text) with a gutter of
 /// `gutter` digits, padded with empty rows to `rows`.
-fn numbered(lines: &[(u64, String)], gutter: usize, rows: usize) -> Vec<String> {
+pub(crate) fn numbered(lines: &[(u64, String)], gutter: usize, rows: usize) -> Vec<String> {
     let mut out: Vec<String> = lines
         .iter()
         .map(|(n, t)| format!("{n:>gutter$} {t}").trim_end().to_string())
@@ -164,7 +176,7 @@ fn numbered(lines: &[(u64, String)], gutter: usize, rows: usize) -> Vec<String> 
 }
 
 /// `sed -n 'A,Bp' FILE` as (number, line) pairs.
-fn sed(file: &Path, a: u64, b: u64) -> Vec<(u64, String)> {
+pub(crate) fn sed(file: &Path, a: u64, b: u64) -> Vec<(u64, String)> {
     let o = Command::new("sed")
         .arg("-n")
         .arg(format!("{a},{b}p"))
@@ -180,7 +192,7 @@ fn sed(file: &Path, a: u64, b: u64) -> Vec<(u64, String)> {
 }
 
 /// `rg -n PATTERN FILE` as (number, line) pairs.
-fn rg(pattern: &str, file: &Path) -> Vec<(u64, String)> {
+pub(crate) fn rg(pattern: &str, file: &Path) -> Vec<(u64, String)> {
     let o = Command::new("rg")
         .args(["-n", "--no-heading", "-a", pattern])
         .arg(file)
@@ -197,7 +209,7 @@ fn rg(pattern: &str, file: &Path) -> Vec<(u64, String)> {
 }
 
 /// A log of `n` lines with words to search for.
-fn log(n: u64) -> Vec<u8> {
+pub(crate) fn log(n: u64) -> Vec<u8> {
     let mut out = Vec::new();
     for i in 1..=n {
         let word = match i % 97 {
@@ -212,13 +224,13 @@ fn log(n: u64) -> Vec<u8> {
     out
 }
 
-fn tools() -> bool {
+pub(crate) fn tools() -> bool {
     have_tool("sed", "lidx view's oracle rows") && have_tool("rg", "lidx view's search oracle")
 }
 
 /// Waits for the viewer to exit and checks that it said 0 and left the
 /// terminal as it found it (canonical mode, the main screen).
-fn quits(p: &Pane, code: i32) {
+pub(crate) fn quits(p: &Pane, code: i32) {
     let s = p.wait("exit", |s| {
         s.iter().any(|l| l.starts_with("EXIT=")) && s.iter().any(|l| l.ends_with("icanon"))
     });
@@ -458,7 +470,7 @@ fn view_filter_shows_matching_lines_with_their_numbers() {
 }
 
 /// The rows of `text` wrapped at `width` columns.
-fn wrapped(text: &str, width: usize) -> Vec<String> {
+pub(crate) fn wrapped(text: &str, width: usize) -> Vec<String> {
     text.as_bytes()
         .chunks(width)
         .map(|c| String::from_utf8(c.to_vec()).unwrap())
@@ -680,7 +692,7 @@ fn view_errors_and_panics_restore_the_terminal() {
 }
 
 /// The line (1-based) holding byte `offset` of `text`.
-fn line_of(text: &[u8], offset: u64) -> u64 {
+pub(crate) fn line_of(text: &[u8], offset: u64) -> u64 {
     text[..offset as usize]
         .iter()
         .filter(|&&b| b == b'\n')

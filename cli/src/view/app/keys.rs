@@ -24,6 +24,12 @@ impl App {
 
     pub(super) fn input(&mut self, ev: Event) {
         match ev {
+            Event::Key(k)
+                if k.code == KeyCode::Char('z') && k.modifiers.contains(KeyModifiers::CONTROL) =>
+            {
+                // Wherever the viewer is (a prompt, a build): suspended.
+                self.suspend = true;
+            }
             Event::Key(k) if k.kind != KeyEventKind::Release => {
                 if self.index.is_none() && (!self.deferred.is_empty() || !self.early_key(&k)) {
                     if k.code == KeyCode::Char('q') && self.prompt.is_none() {

@@ -21,7 +21,7 @@ mod search;
 
 use super::scan::Scanner;
 use super::store::{Held, Store};
-use super::{Msg, ViewArgs, open, term};
+use super::{Msg, ViewArgs, open, signals, term};
 use keys::Prompt;
 use lidx::search::{Matcher, MatcherOptions};
 use lidx::{Index, OpenOptions};
@@ -33,7 +33,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// Frames drawn while a move waits for data: one per this much time.
 const FRAME: std::time::Duration = std::time::Duration::from_millis(40);
@@ -77,6 +77,13 @@ struct App {
     /// A percentage's line is being looked up.
     locating: bool,
     quit: bool,
+    /// The signal that ended the viewer (it ends the process the same way
+    /// once the terminal is restored).
+    ended_by: Option<i32>,
+    /// `Ctrl-Z` or `TSTP`: suspend after this batch of messages.
+    suspend: bool,
+    /// Draw every cell again (back from a stop).
+    repaint: bool,
     start_line: Option<u64>,
     /// When the viewer started, until its first complete frame.
     started: Option<Instant>,
@@ -152,12 +159,16 @@ pub fn run(a: ViewArgs) -> lidx::Result<super::Status> {
         locate_token: 0,
         locating: false,
         quit: false,
+        ended_by: None,
+        suspend: false,
+        repaint: false,
         start_line: a.line.map(|l| l.saturating_sub(1)),
         started: Some(Instant::now()),
         key_at: None,
         timing,
         complete: false,
     };
+    signals::install(tx.clone()).map_err(|e| term_error(&a.file, e))?;
     let guard = term::Guard::enter().map_err(|e| term_error(&a.file, e))?;
     let backend = ratatui::backend::CrosstermBackend::new(std::io::stdout());
     let mut terminal = ratatui::Terminal::new(backend).map_err(|e| term_error(&a.file, e))?;
@@ -171,8 +182,21 @@ pub fn run(a: ViewArgs) -> lidx::Result<super::Status> {
     if let Some(stop) = &app.following {
         stop.store(true, Ordering::SeqCst);
     }
+    if app.index.is_none() {
+        // A build cancelled: it stops at its next read and removes its
+        // temporary sidecar; the process does not end under it.
+        let until = Instant::now() + Duration::from_secs(1);
+        while let Ok(m) = rx.recv_timeout(until.saturating_duration_since(Instant::now())) {
+            if matches!(m, Msg::Opened { .. }) {
+                break;
+            }
+        }
+    }
     drop(terminal);
     drop(guard);
+    if let Some(sig) = app.ended_by {
+        signals::die(sig);
+    }
     result.map(|()| 0)
 }
 
@@ -247,6 +271,28 @@ impl App {
             if self.quit {
                 return Ok(());
             }
+            if std::mem::take(&mut self.suspend) {
+                // As less: the terminal as it was, stopped; on `fg`, the
+                // viewer's state again and every cell drawn.
+                term::restore();
+                signals::stop();
+                term::resume().map_err(|e| term_error(&self.file, e))?;
+                self.repaint = true;
+            }
+            if std::mem::take(&mut self.repaint) {
+                // Both of ratatui's buffers blank, as the screen: the next
+                // frame draws every cell. (Not `Terminal::clear`: it asks
+                // the terminal where the cursor is, and the answer would
+                // go to the input thread.)
+                terminal.swap_buffers();
+                ratatui::crossterm::execute!(
+                    std::io::stdout(),
+                    ratatui::crossterm::terminal::Clear(
+                        ratatui::crossterm::terminal::ClearType::All
+                    )
+                )
+                .map_err(|e| term_error(&self.file, e))?;
+            }
             // While a move waits for data the screen does not change: a
             // long walk draws a frame per FRAME, not one per block read.
             if self.pending.is_empty() || last_draw.elapsed() >= FRAME {
@@ -270,6 +316,18 @@ impl App {
                 self.input(ev);
             }
             Msg::InputError(e) => return Err(self.fatal(format!("reading the terminal: {e}"))),
+            Msg::Signal(sig) => {
+                if signals::ENDING.contains(&sig) {
+                    self.ended_by = Some(sig);
+                    self.quit = true;
+                } else if sig == libc::SIGTSTP {
+                    self.suspend = true;
+                } else if sig == libc::SIGCONT {
+                    // Stopped by something else (`kill -STOP`): what the
+                    // screen shows is not known any more.
+                    self.repaint = true;
+                }
+            }
             Msg::Head { bytes, eof } => {
                 if self.index.is_none() {
                     let blocks = Held::from_head(&bytes, eof);
