@@ -30,6 +30,7 @@ mod open;
 mod render;
 mod scan;
 mod signals;
+mod spool;
 mod store;
 mod term;
 
@@ -118,6 +119,13 @@ pub enum Msg {
     Followed(Result<(FollowEvent, Option<Arc<Index>>), String>),
     /// A signal was caught ([`signals`]).
     Signal(i32),
+    /// The index of standard input's spool as it grew, with its complete
+    /// lines ([`spool`]); `ended` once the input ended (with an error, if
+    /// it did not end well).
+    Piped {
+        index: Result<(Arc<Index>, u64), String>,
+        ended: Option<Option<String>>,
+    },
 }
 
 /// The tests' way to watch work in progress: `LIDX_VIEW_TEST_SLOW=MS`
@@ -134,14 +142,27 @@ pub fn test_slowness() -> Option<Duration> {
     })
 }
 
+/// True for `-` (the CLI reads it as `/dev/stdin`).
+fn is_stdin(file: &std::path::Path) -> bool {
+    file == std::path::Path::new("/dev/stdin")
+}
+
 pub fn run(a: ViewArgs) -> lidx::Result<Status> {
-    if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
+    if !std::io::stdout().is_terminal() {
         return Err(lidx::Error::InvalidArgument(format!(
             "{}: view needs a terminal (to print lines: lidx lines FILE 1:)",
             a.file.display()
         )));
     }
-    if !lidx::io::is_url(&a.file) {
+    // Keys are read from the terminal: standard input, or /dev/tty when
+    // standard input is a pipe or a file (crossterm opens it).
+    if is_stdin(&a.file) {
+        if std::io::stdin().is_terminal() {
+            return Err(lidx::Error::InvalidArgument(
+                "-: standard input is the terminal: pipe something into lidx view -".into(),
+            ));
+        }
+    } else if !lidx::io::is_url(&a.file) {
         // A missing or unreadable file is said before the screen changes.
         std::fs::File::open(&a.file).map_err(|e| lidx::Error::io("open", &a.file, e))?;
     }

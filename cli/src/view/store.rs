@@ -168,6 +168,16 @@ impl Store {
         self.bytes = 0;
     }
 
+    /// The source grew: the blocks whose lines were all complete (among
+    /// the first `complete` lines) stay, the others are read again.
+    pub fn grown(&mut self, complete: u64) {
+        self.epoch += 1;
+        let keep = complete / BLOCK;
+        self.blocks.retain(|&n, _| n < keep);
+        self.inflight.clear();
+        self.bytes = self.blocks.values().map(|(h, _)| h.size()).sum();
+    }
+
     /// A new frame: blocks used from now on are kept over older ones.
     pub fn tick(&mut self) {
         self.clock += 1;

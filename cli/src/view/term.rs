@@ -38,6 +38,15 @@ pub fn restore() {
 /// Files and folders removed on the way out.
 static TEMPORARY: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
+/// Removes `path` (a file, or a folder and all in it) on the way out,
+/// whichever way that is: [`leave`].
+pub fn remove_on_exit(path: PathBuf) {
+    TEMPORARY
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push(path);
+}
+
 /// The way out: the terminal restored ([`restore`]) and the temporary
 /// files removed. Safe to call from a panic hook and more than once.
 pub fn leave() {

@@ -61,5 +61,6 @@ mod threads;
 mod time;
 mod timelogs;
 mod view;
+mod view_pipe;
 mod view_signals;
 mod zstd;

@@ -258,6 +258,55 @@ pub(crate) fn quits(p: &Pane, code: i32) {
     );
 }
 
+/// The pane's terminal modes: alternate screen, mouse, cursor (`110` in
+/// the viewer, `001` outside).
+pub(crate) fn modes(p: &Pane) -> String {
+    p.tmux(&[
+        "display",
+        "-p",
+        "-t",
+        "0",
+        "#{alternate_on}#{mouse_any_flag}#{cursor_flag}",
+    ])
+    .trim()
+    .to_string()
+}
+
+/// The process id of the viewer: the `lidx` process under the pane's
+/// shell.
+pub(crate) fn viewer_pid(p: &Pane) -> u32 {
+    let shell: u32 = p
+        .tmux(&["display", "-p", "-t", "0", "#{pane_pid}"])
+        .trim()
+        .parse()
+        .expect("a pane pid");
+    let mut todo = vec![shell];
+    while let Some(pid) = todo.pop() {
+        let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
+        if comm.trim() == "lidx" {
+            return pid;
+        }
+        let children =
+            std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).unwrap_or_default();
+        todo.extend(
+            children
+                .split_whitespace()
+                .filter_map(|c| c.parse::<u32>().ok()),
+        );
+    }
+    panic!("no lidx process under the pane's shell {shell}")
+}
+
+pub(crate) fn kill(signal: &str, pid: u32) {
+    let ok = std::process::Command::new("kill")
+        .arg(format!("-{signal}"))
+        .arg(pid.to_string())
+        .status()
+        .expect("run kill")
+        .success();
+    assert!(ok, "kill -{signal} {pid}");
+}
+
 #[test]
 fn view_goto_page_top_bottom_percent_marks() {
     if !tools() {

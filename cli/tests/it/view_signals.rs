@@ -7,56 +7,9 @@
 //! redrawn.
 
 use crate::run::BIN;
-use crate::view::{H, Pane, ROWS, W, log, numbered, quits, rows_of, sed, tools};
-
-/// The pane's terminal modes: alternate screen, mouse, cursor (`110` in
-/// the viewer, `001` outside).
-fn modes(p: &Pane) -> String {
-    p.tmux(&[
-        "display",
-        "-p",
-        "-t",
-        "0",
-        "#{alternate_on}#{mouse_any_flag}#{cursor_flag}",
-    ])
-    .trim()
-    .to_string()
-}
-
-/// The process id of the viewer: the `lidx` process under the pane's
-/// shell.
-fn viewer_pid(p: &Pane) -> u32 {
-    let shell: u32 = p
-        .tmux(&["display", "-p", "-t", "0", "#{pane_pid}"])
-        .trim()
-        .parse()
-        .expect("a pane pid");
-    let mut todo = vec![shell];
-    while let Some(pid) = todo.pop() {
-        let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
-        if comm.trim() == "lidx" {
-            return pid;
-        }
-        let children =
-            std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).unwrap_or_default();
-        todo.extend(
-            children
-                .split_whitespace()
-                .filter_map(|c| c.parse::<u32>().ok()),
-        );
-    }
-    panic!("no lidx process under the pane's shell {shell}")
-}
-
-fn kill(signal: &str, pid: u32) {
-    let ok = std::process::Command::new("kill")
-        .arg(format!("-{signal}"))
-        .arg(pid.to_string())
-        .status()
-        .expect("run kill")
-        .success();
-    assert!(ok, "kill -{signal} {pid}");
-}
+use crate::view::{
+    H, Pane, ROWS, W, kill, log, modes, numbered, quits, rows_of, sed, tools, viewer_pid,
+};
 
 #[test]
 fn view_ends_on_term_int_hup_with_the_terminal_restored() {

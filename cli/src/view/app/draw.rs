@@ -252,6 +252,9 @@ impl App {
         match &self.index {
             Some(i) => {
                 s.push_str(&format!("/{total}"));
+                if self.pipe.as_ref().is_some_and(|p| !p.ended) {
+                    s.push('+');
+                }
                 if shown.end {
                     s.push_str(" (END)");
                 } else if i.source_len() > 0 {
@@ -294,6 +297,11 @@ impl App {
                 s.push_str(&format!(" {}%", d * 100 / t));
             }
             s.push_str(" (Esc cancels)");
+        }
+        match &self.pipe {
+            Some(p) if p.ended => s.push_str(" input ended"),
+            Some(_) => s.push_str(" reading input"),
+            None => {}
         }
         if self.following.is_some() {
             s.push_str(" following (any key stops)");

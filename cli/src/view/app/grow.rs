@@ -1,4 +1,5 @@
-//! A file that grows: following it (`F`).
+//! A file that grows: following it (`F`), and standard input's spool
+//! (`lidx view -`), whose index is handed over each time it grew.
 
 use super::App;
 use super::model::Op;
@@ -8,11 +9,27 @@ use lidx::Index;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
+/// Standard input, as far as the UI knows it.
+#[derive(Debug, Default)]
+pub(super) struct Pipe {
+    /// Complete lines (ending in `\n`) of the index shown.
+    pub(super) complete: u64,
+    /// The input ended.
+    pub(super) ended: bool,
+}
+
 impl App {
     pub(super) fn follow(&mut self) {
         let Some(index) = self.index.clone() else {
             return;
         };
+        if self.pipe.is_some() {
+            // The spool's index comes anyway: following is going to its
+            // end each time.
+            self.following = Some(Arc::new(AtomicBool::new(false)));
+            self.exec(Op::Bottom);
+            return;
+        }
         if lidx::io::is_url(&self.file) {
             self.message = Some("a remote object cannot be followed".into());
             return;
@@ -38,24 +55,73 @@ impl App {
                 self.message = Some("file truncated or replaced; following it from line 1".into());
             }
             Ok((_, Some(index))) => {
-                let old = self.line_count();
-                self.index = Some(index);
                 self.store.clear();
-                self.rows_cache.clear();
-                if let Some(f) = self.filter.as_mut() {
-                    // Chunks before the old last line stay true.
-                    let keep = old.saturating_sub(1) / FILTER_CHUNK;
-                    f.chunks.retain(|&c, _| c < keep);
-                    f.order.retain(|c| *c < keep);
-                    f.lines_kept = f.chunks.values().map(|v| v.len()).sum();
-                    f.asked = None;
-                    self.filterer.cancel();
-                }
+                self.grown(index);
                 self.pending.clear();
                 self.exec(Op::Bottom);
             }
             Ok(_) => {}
             Err(e) => self.message = Some(format!("error: {e}")),
+        }
+    }
+
+    /// A new index of the spool of standard input: the first one opens the
+    /// view, the next ones have more lines (the screen stays where it is,
+    /// unless following).
+    pub(super) fn piped(
+        &mut self,
+        index: Result<(Arc<Index>, u64), String>,
+        ended: Option<Option<String>>,
+    ) -> lidx::Result<()> {
+        let first = self.index.is_none();
+        let (index, complete) = match index {
+            Ok(v) => v,
+            Err(e) if first => return Err(self.fatal(e)),
+            Err(e) => {
+                self.message = Some(format!("error: {e}"));
+                return Ok(());
+            }
+        };
+        let pipe = self.pipe.get_or_insert_with(Pipe::default);
+        let before = std::mem::replace(&mut pipe.complete, complete);
+        if let Some(end) = ended {
+            pipe.ended = true;
+            if let Some(e) = end {
+                self.message = Some(format!("error: {e}"));
+            }
+        }
+        if first {
+            self.index = Some(index);
+            self.opened();
+            return Ok(());
+        }
+        // The blocks of lines that were complete stay true.
+        self.store.grown(before);
+        self.grown(index);
+        if self.following.is_some() {
+            self.exec(Op::Bottom);
+        } else {
+            self.exec(Op::Settle);
+        }
+        self.retry();
+        Ok(())
+    }
+
+    /// The index has more lines than the last one (the held blocks were
+    /// dealt with): the filter's chunks from the old last line on are
+    /// computed again.
+    fn grown(&mut self, index: Arc<Index>) {
+        let old = self.line_count();
+        self.index = Some(index);
+        self.rows_cache.clear();
+        if let Some(f) = self.filter.as_mut() {
+            // Chunks before the old last line stay true.
+            let keep = old.saturating_sub(1) / FILTER_CHUNK;
+            f.chunks.retain(|&c, _| c < keep);
+            f.order.retain(|c| *c < keep);
+            f.lines_kept = f.chunks.values().map(|v| v.len()).sum();
+            f.asked = None;
+            self.filterer.cancel();
         }
     }
 }

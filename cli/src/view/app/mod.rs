@@ -21,7 +21,7 @@ mod search;
 
 use super::scan::Scanner;
 use super::store::{Held, Store};
-use super::{Msg, ViewArgs, open, signals, term};
+use super::{Msg, ViewArgs, open, signals, spool, term};
 use keys::Prompt;
 use lidx::search::{Matcher, MatcherOptions};
 use lidx::{Index, OpenOptions};
@@ -73,6 +73,8 @@ struct App {
     prompt: Option<Prompt>,
     message: Option<String>,
     following: Option<Arc<AtomicBool>>,
+    /// Standard input's spool (`lidx view -`).
+    pipe: Option<grow::Pipe>,
     locate_token: u64,
     /// A percentage's line is being looked up.
     locating: bool,
@@ -156,6 +158,7 @@ pub fn run(a: ViewArgs) -> lidx::Result<super::Status> {
         prompt: None,
         message: None,
         following: None,
+        pipe: None,
         locate_token: 0,
         locating: false,
         quit: false,
@@ -175,7 +178,14 @@ pub fn run(a: ViewArgs) -> lidx::Result<super::Status> {
     if let Ok(s) = terminal.size() {
         app.size = (s.width, s.height);
     }
-    open::spawn(a.file.clone(), oo, tx.clone(), cancel_build);
+    if super::is_stdin(&a.file) {
+        spool::start(oo, tx.clone())?;
+        app.pipe = Some(grow::Pipe::default());
+        app.name = "(stdin)".into();
+        app.file = PathBuf::from("-");
+    } else {
+        open::spawn(a.file.clone(), oo, tx.clone(), cancel_build);
+    }
     spawn_input(tx);
     let result = app.event_loop(&mut terminal, &rx);
     app.cancel_build.store(true, Ordering::SeqCst);
@@ -305,6 +315,20 @@ impl App {
         }
     }
 
+    /// The first index is there: to the line asked for, then the keys
+    /// that waited for it.
+    fn opened(&mut self) {
+        if let Some(l) = self.start_line.take() {
+            self.exec(Op::Goto(l, false));
+        } else {
+            self.exec(Op::Settle);
+        }
+        let keys: Vec<_> = self.deferred.drain(..).collect();
+        for k in keys {
+            self.key(k);
+        }
+    }
+
     fn fatal(&self, what: String) -> lidx::Error {
         lidx::Error::InvalidArgument(format!("{}: {what}", self.file.display()))
     }
@@ -367,16 +391,9 @@ impl App {
                         took.as_secs_f64()
                     )),
                 };
-                if let Some(l) = self.start_line.take() {
-                    self.exec(Op::Goto(l, false));
-                } else {
-                    self.exec(Op::Settle);
-                }
-                let keys: Vec<_> = self.deferred.drain(..).collect();
-                for k in keys {
-                    self.key(k);
-                }
+                self.opened();
             }
+            Msg::Piped { index, ended } => self.piped(index, ended)?,
             Msg::Block { epoch, n, held } => match held {
                 Ok(h) => {
                     self.store.insert(epoch, n, h);
