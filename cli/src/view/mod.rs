@@ -8,7 +8,8 @@
 //! - the **input thread**: crossterm's blocking event reads, forwarded;
 //! - the **reader** ([`store`]): blocks of lines, offset → line;
 //! - two **scanners** ([`scan`]): the search (`/`, `?`, `n`, `N`) and the
-//!   filter (`&`), cancellable between pieces;
+//!   filter (`&`), cancellable between pieces, each holding one buffer
+//!   however long the lines ([`find`]);
 //! - the **opener** ([`open`]) at start, the **follower** ([`follow`]) with
 //!   `F`.
 //!
@@ -25,6 +26,7 @@
 //! a file can reach the terminal as an escape sequence).
 
 mod app;
+mod find;
 mod follow;
 mod open;
 mod render;

@@ -145,10 +145,13 @@ pub struct Seg {
 pub struct Row {
     pub segs: Vec<Seg>,
     pub width: usize,
+    /// The line's offset of the first byte shown on the row.
+    pub first_byte: Option<u32>,
 }
 
 impl Row {
     fn push(&mut self, u: &Unit, skip: usize, width: usize, highlight: bool) {
+        self.first_byte.get_or_insert(u.start);
         let escape = u.is_escape();
         match self.segs.last_mut() {
             Some(s) if s.escape == escape && s.highlight == highlight => {
@@ -203,6 +206,19 @@ pub struct Layout {
 /// Marks a line held only in part: the bytes after what is shown.
 pub fn cut_marker(more: u64) -> String {
     format!("[+{more} bytes]")
+}
+
+/// The column of the unit holding byte `byte` of the line (the line's
+/// width if past its end).
+pub fn column_of(units: &[Unit], byte: usize) -> usize {
+    let mut col = 0;
+    for u in units {
+        if u.start as usize + u.len as usize > byte {
+            break;
+        }
+        col += u.width(col);
+    }
+    col
 }
 
 /// How many rows `line` takes (as `rows(&units(line), marker, &[], l)`),

@@ -1,21 +1,26 @@
-//! Searches and filters, off the UI thread, through the library's range
-//! search (`lidx::search::Search` over chunks of lines).
+//! Searches and filters, off the UI thread, over chunks of lines split at
+//! the index's checkpoints, each piece searched by [`find`] in a fixed
+//! amount of memory.
 //!
 //! A search scans forward from a line, or backward to it, in pieces of
 //! about [`PIECE`] bytes split at checkpoints (`Index::split_chunk`):
-//! forward it stops at the first selected line; backward it scans the
-//! pieces from the last one down and keeps the last selected line of the
-//! first piece that has one. Between two pieces it reports its progress
-//! and looks at its generation: a newer search, or Esc, bumps the shared
-//! generation and the old search stops there.
+//! forward it stops at the first matching line; backward it scans the
+//! pieces from the last one down and keeps the last matching line of the
+//! first piece that has one. Where that finds nothing, the same search
+//! goes on over the rest of the file from the other end (it wraps), so
+//! one search says "not found" once. Between two pieces (and two windows
+//! of a long line) it reports its progress and looks at its generation: a
+//! newer search, or Esc, bumps the shared generation and the old search
+//! stops there.
 //!
 //! A filter (`&pattern`) is computed in chunks of [`FILTER_CHUNK`] lines,
 //! only those the screen needs, and each chunk's result (the numbers of its
 //! selected lines) is cached by the UI (`Filter`), a bounded number of them.
 
 use super::Msg;
+use super::find::{self, Finder, Hit};
 use lidx::Index;
-use lidx::search::{Chunk, Line, Matcher, ScanOptions, Search, Sink};
+use lidx::search::Chunk;
 use std::ops::Range;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -29,8 +34,13 @@ pub const FILTER_CHUNK: u64 = 16384;
 
 /// A scan to run.
 pub enum Job {
-    /// The first selected line in `lines` (the last one if `backward`).
-    Search { lines: Range<u64>, backward: bool },
+    /// The first matching line in `lines` (the last one if `backward`),
+    /// else in `wrap` (searched the same way).
+    Search {
+        lines: Range<u64>,
+        wrap: Range<u64>,
+        backward: bool,
+    },
     /// The selected lines of filter chunk `n`.
     Filter { n: u64 },
 }
@@ -40,15 +50,16 @@ struct Request {
     generation: u64,
     epoch: u64,
     index: Arc<Index>,
-    matcher: Arc<Matcher>,
+    finder: Arc<Finder>,
     job: Job,
 }
 
 /// What a scan found.
 #[derive(Debug)]
 pub enum Found {
-    /// A search's line.
-    Line(Option<u64>),
+    /// A search's line and where its match starts in it, and whether it
+    /// was found after wrapping.
+    Line(Option<Hit>, bool),
     /// A filter chunk's lines.
     Chunk(u64, Vec<u64>),
 }
@@ -83,43 +94,14 @@ impl Scanner {
     }
 
     /// Runs `job` in the current generation.
-    pub fn send(&self, epoch: u64, index: &Arc<Index>, matcher: &Arc<Matcher>, job: Job) {
+    pub fn send(&self, epoch: u64, index: &Arc<Index>, finder: &Arc<Finder>, job: Job) {
         let _ = self.tx.send(Request {
             generation: self.generation(),
             epoch,
             index: Arc::clone(index),
-            matcher: Arc::clone(matcher),
+            finder: Arc::clone(finder),
             job,
         });
-    }
-}
-
-struct First(Option<u64>);
-
-impl Sink for First {
-    fn line(&mut self, l: &Line<'_>) -> lidx::Result<bool> {
-        self.0 = Some(l.number);
-        Ok(false)
-    }
-}
-
-/// The last selected line (a backward search keeps only that, however
-/// many lines a piece selects).
-struct Last(Option<u64>);
-
-impl Sink for Last {
-    fn line(&mut self, l: &Line<'_>) -> lidx::Result<bool> {
-        self.0 = Some(l.number);
-        Ok(true)
-    }
-}
-
-struct All(Vec<u64>);
-
-impl Sink for All {
-    fn line(&mut self, l: &Line<'_>) -> lidx::Result<bool> {
-        self.0.push(l.number);
-        Ok(true)
     }
 }
 
@@ -142,19 +124,23 @@ fn worker(rx: Receiver<Request>, reply: Sender<Msg>, generation: Arc<AtomicU64>)
             }
         };
         let result = match &r.job {
-            Job::Search { lines, backward } => search(
+            Job::Search {
+                lines,
+                wrap,
+                backward,
+            } => search(
                 &r.index,
-                &r.matcher,
-                lines.clone(),
+                &r.finder,
+                [lines.clone(), wrap.clone()],
                 *backward,
                 &mut buf,
                 &live,
                 &mut report,
             )
-            .map(|o| o.map(Found::Line)),
+            .map(|o| o.map(|(hit, wrapped)| Found::Line(hit, wrapped))),
             Job::Filter { n } => {
                 let lines = n * FILTER_CHUNK..(n + 1) * FILTER_CHUNK;
-                filter(&r.index, &r.matcher, lines, &mut buf, &live, &mut report)
+                filter(&r.index, &r.finder, lines, &mut buf, &live, &mut report)
                     .map(|o| o.map(|v| Found::Chunk(*n, v)))
             }
         };
@@ -179,6 +165,9 @@ fn worker(rx: Receiver<Request>, reply: Sender<Msg>, generation: Arc<AtomicU64>)
 
 /// The pieces of `lines`, in scan order.
 fn pieces(index: &Index, lines: Range<u64>, backward: bool) -> lidx::Result<Vec<Chunk>> {
+    if lines.start >= lines.end.min(index.line_count()) {
+        return Ok(Vec::new());
+    }
     let chunk = index.chunk_for_lines(lines)?;
     let mut p = index.split_chunk(chunk, PIECE)?;
     if backward {
@@ -187,51 +176,54 @@ fn pieces(index: &Index, lines: Range<u64>, backward: bool) -> lidx::Result<Vec<
     Ok(p)
 }
 
-/// `Ok(None)` when cancelled.
+/// The first matching line of `ranges[0]` (the last one if `backward`),
+/// else of `ranges[1]`, and whether it is in `ranges[1]`. `Ok(None)` when
+/// cancelled.
 fn search(
     index: &Index,
-    m: &Matcher,
-    lines: Range<u64>,
+    f: &Finder,
+    ranges: [Range<u64>; 2],
     backward: bool,
     buf: &mut Vec<u8>,
     live: &dyn Fn() -> bool,
     report: &mut dyn FnMut(u64, u64),
-) -> lidx::Result<Option<Option<u64>>> {
-    let pieces = pieces(index, lines, backward)?;
-    let total: u64 = pieces.iter().map(|c| c.end - c.start).sum();
+) -> lidx::Result<Option<(Option<Hit>, bool)>> {
+    let [first, wrap] = ranges;
+    let first = pieces(index, first, backward)?;
+    let wrap = pieces(index, wrap, backward)?;
+    let total: u64 = first.iter().chain(&wrap).map(|c| c.end - c.start).sum();
     let mut done = 0;
-    for piece in pieces {
-        if let Some(d) = super::test_slowness() {
-            std::thread::sleep(d * 8);
-        }
-        if !live() {
-            return Ok(None);
-        }
-        let opts = ScanOptions::default();
-        let mut s = Search::new(m, opts);
-        if backward {
-            let mut last = Last(None);
-            s.scan(index.source(), piece, buf, &mut last)?;
-            if last.0.is_some() {
-                return Ok(Some(last.0));
+    for (wrapped, pieces) in [(false, first), (true, wrap)] {
+        for piece in pieces {
+            if let Some(d) = super::test_slowness() {
+                std::thread::sleep(d * 8);
             }
-        } else {
-            let mut first = First(None);
-            s.scan(index.source(), piece, buf, &mut first)?;
-            if first.0.is_some() {
-                return Ok(Some(first.0));
+            if !live() {
+                return Ok(None);
             }
+            let mut found = None;
+            let finished = find::lines(index, f, piece, buf, live, &mut |h| {
+                found = Some(h);
+                // Forward: the first is the one; backward: the last.
+                backward
+            })?;
+            if found.is_some() {
+                return Ok(Some((found, wrapped)));
+            }
+            if !finished {
+                return Ok(None);
+            }
+            done += piece.end - piece.start;
+            report(done, total);
         }
-        done += piece.end - piece.start;
-        report(done, total);
     }
-    Ok(Some(None))
+    Ok(Some((None, false)))
 }
 
 /// `Ok(None)` when cancelled.
 fn filter(
     index: &Index,
-    m: &Matcher,
+    f: &Finder,
     lines: Range<u64>,
     buf: &mut Vec<u8>,
     live: &dyn Fn() -> bool,
@@ -240,7 +232,7 @@ fn filter(
     let pieces = pieces(index, lines, false)?;
     let total: u64 = pieces.iter().map(|c| c.end - c.start).sum();
     let mut done = 0;
-    let mut all = All(Vec::new());
+    let mut all = Vec::new();
     for piece in pieces {
         if let Some(d) = super::test_slowness() {
             std::thread::sleep(d * 8);
@@ -248,9 +240,14 @@ fn filter(
         if !live() {
             return Ok(None);
         }
-        Search::new(m, ScanOptions::default()).scan(index.source(), piece, buf, &mut all)?;
+        if !find::lines(index, f, piece, buf, live, &mut |h| {
+            all.push(h.line);
+            true
+        })? {
+            return Ok(None);
+        }
         done += piece.end - piece.start;
         report(done, total);
     }
-    Ok(Some(all.0))
+    Ok(Some(all))
 }

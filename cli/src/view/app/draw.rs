@@ -185,9 +185,9 @@ impl App {
             .as_ref()
             .map(|s| &s.1)
             .into_iter()
-            .chain(self.filter.as_ref().map(|f| &f.matcher));
+            .chain(self.filter.as_ref().map(|f| &f.finder));
         for m in ms {
-            m.for_each_match(line, false, |a, b| {
+            m.matcher.for_each_match(line, false, |a, b| {
                 if a < b {
                     hits.push(a..b);
                 }

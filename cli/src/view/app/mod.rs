@@ -22,8 +22,9 @@ mod search;
 use super::scan::Scanner;
 use super::store::{Held, Store};
 use super::{Msg, ViewArgs, open, signals, spool, term};
+use crate::view::find::Finder;
 use keys::Prompt;
-use lidx::search::{Matcher, MatcherOptions};
+use lidx::search::MatcherOptions;
 use lidx::{Index, OpenOptions};
 use model::{Op, Pos};
 use ratatui::crossterm::event::{self, KeyEvent};
@@ -52,7 +53,7 @@ struct App {
     searcher: Scanner,
     filterer: Scanner,
     filter: Option<Filter>,
-    search: Option<(String, Arc<Matcher>, bool)>,
+    search: Option<(String, Arc<Finder>, bool)>,
     running: Option<Running>,
     offer_wrap: Option<Running>,
     last_match: Option<u64>,

@@ -41,6 +41,9 @@ pub(super) enum Op {
     Bottom,
     /// To a line (0-based); a jump remembers where it came from.
     Goto(u64, bool),
+    /// To a search's match: a line, and the byte in it to show (its row,
+    /// or chopped, its columns).
+    GotoHit(u64, u64),
     /// Back to a remembered place.
     To(Pos),
     /// Keep the position valid (after a resize or a new filter).
@@ -123,6 +126,28 @@ impl App {
         }
         self.rows_cache.insert(line, n);
         Ok(n)
+    }
+
+    /// The row of line `line` that shows byte `byte` of it; chopped, the
+    /// first row, scrolled sideways so that the byte shows.
+    pub(super) fn row_of_byte(&mut self, line: u64, byte: u64) -> Result<u32, Need> {
+        let (h, i) = self.held(line)?;
+        let units = render::units(h.line(i));
+        if self.wrap {
+            let marker = Self::marker(h.more(i));
+            let rows = render::rows(&units, marker.as_deref(), &[], &self.layout());
+            let row = rows
+                .iter()
+                .rposition(|r| r.first_byte.is_some_and(|b| b as u64 <= byte))
+                .unwrap_or(0);
+            return Ok(row as u32);
+        }
+        let col = render::column_of(&units, byte as usize);
+        let width = self.text_width();
+        if col < self.hscroll || col >= self.hscroll + width {
+            self.hscroll = col.saturating_sub(width / 4);
+        }
+        Ok(0)
     }
 
     /// The first line shown at or after `line`.
@@ -332,6 +357,10 @@ impl App {
             Op::Top => (self.settle(Pos::default())?, true),
             Op::Bottom => (self.bottom()?, true),
             Op::Goto(l, jump) => (self.settle(Pos { line: l, row: 0 })?, jump),
+            Op::GotoHit(l, byte) => {
+                let row = self.row_of_byte(l, byte)?;
+                (self.settle(Pos { line: l, row })?, true)
+            }
             Op::To(p) => (self.settle(p)?, true),
             Op::Settle => (self.settle(self.pos)?, false),
         };
@@ -380,7 +409,7 @@ impl App {
                     f.progress = None;
                     self.filterer.cancel();
                     self.filterer
-                        .send(epoch, &index, &f.matcher, Job::Filter { n: c });
+                        .send(epoch, &index, &f.finder, Job::Filter { n: c });
                 }
             }
         }

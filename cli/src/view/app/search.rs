@@ -3,9 +3,10 @@
 
 use super::App;
 use super::model::Op;
+use crate::view::find::{Finder, Hit};
 use crate::view::scan::{Found, Job};
+use crate::view::store::LINE_CAP;
 use lidx::Index;
-use lidx::search::Matcher;
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 
@@ -16,7 +17,7 @@ pub(super) const FILTER_LINES_KEPT: usize = 2 << 20;
 /// The `&pattern` filter and its cached chunks.
 pub(super) struct Filter {
     pub(super) pattern: String,
-    pub(super) matcher: Arc<Matcher>,
+    pub(super) finder: Arc<Finder>,
     pub(super) chunks: HashMap<u64, Arc<Vec<u64>>>,
     pub(super) order: VecDeque<u64>,
     pub(super) lines_kept: usize,
@@ -35,8 +36,8 @@ pub(super) struct Running {
 }
 
 impl App {
-    pub(super) fn compile(&self, pattern: &str) -> Result<Arc<Matcher>, String> {
-        Matcher::new(&[pattern.to_string()], &self.mopts)
+    pub(super) fn compile(&self, pattern: &str) -> Result<Arc<Finder>, String> {
+        Finder::new(pattern, &self.mopts)
             .map(Arc::new)
             .map_err(|e| e.to_string())
     }
@@ -54,12 +55,12 @@ impl App {
         }
     }
 
-    pub(super) fn set_filter(&mut self, f: Option<(String, Arc<Matcher>)>) {
+    pub(super) fn set_filter(&mut self, f: Option<(String, Arc<Finder>)>) {
         self.filterer.cancel();
         self.pending.clear();
-        self.filter = f.map(|(pattern, matcher)| Filter {
+        self.filter = f.map(|(pattern, finder)| Filter {
             pattern,
-            matcher,
+            finder,
             chunks: HashMap::new(),
             order: VecDeque::new(),
             lines_kept: 0,
@@ -91,7 +92,7 @@ impl App {
     pub(super) fn launch(
         &mut self,
         index: &Arc<Index>,
-        m: &Arc<Matcher>,
+        m: &Arc<Finder>,
         lines: std::ops::Range<u64>,
         backward: bool,
         wrapped: bool,
@@ -103,6 +104,7 @@ impl App {
             m,
             Job::Search {
                 lines: lines.clone(),
+                wrap: 0..0,
                 backward,
             },
         );
@@ -144,15 +146,15 @@ impl App {
 
     pub(super) fn scanned(&mut self, generation: u64, epoch: u64, found: Result<Found, String>) {
         match found {
-            Ok(Found::Line(line)) => {
+            Ok(Found::Line(hit, wrapped)) => {
                 let Some(r) = self.running.take_if(|r| r.generation == generation) else {
                     return;
                 };
-                match line {
-                    Some(l) => {
-                        self.last_match = Some(l);
-                        self.message = r.wrapped.then(|| "search wrapped".to_string());
-                        self.exec(Op::Goto(l, true));
+                match hit {
+                    Some(h) => {
+                        self.last_match = Some(h.line);
+                        self.message = (r.wrapped || wrapped).then(|| "search wrapped".to_string());
+                        self.show_hit(h);
                     }
                     None if r.wrapped => self.message = Some("Pattern not found".into()),
                     None => {
@@ -211,6 +213,54 @@ impl App {
                     self.message = Some(format!("error: {e}"));
                 }
             }
+        }
+    }
+
+    /// Goes to a match: its line, and the row (or, chopped, the columns)
+    /// that show it; a match in the part of a long line not held is said.
+    fn show_hit(&mut self, h: Hit) {
+        if h.byte < LINE_CAP as u64 {
+            self.exec(Op::GotoHit(h.line, h.byte));
+            return;
+        }
+        let past = format!(
+            "match at byte {} of line {}, past the {} KiB shown",
+            thousands(h.byte),
+            thousands(h.line + 1),
+            LINE_CAP >> 10
+        );
+        self.message = Some(match self.message.take() {
+            Some(m) => format!("{m}; {past}"),
+            None => past,
+        });
+        self.exec(Op::Goto(h.line, true));
+    }
+}
+
+/// `n` with thousands separated: 1,234,567.
+pub(super) fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn thousands_are_separated() {
+        for (n, s) in [
+            (0, "0"),
+            (999, "999"),
+            (1000, "1,000"),
+            (1234567, "1,234,567"),
+        ] {
+            assert_eq!(super::thousands(n), s);
         }
     }
 }
