@@ -5,7 +5,7 @@ use super::{DEFAULT_CACHE_BYTES, Index, SourceStat, read_superblock};
 use crate::error::{Error, Result};
 use crate::ingest::fingerprint::{self, Verdict};
 use crate::ingest::sniff::{self, Sniffed};
-use crate::ingest::writer::AtomicFile;
+use crate::ingest::writer::{AtomicFile, BuildLock};
 use crate::ingest::{self, BuildOptions, SourceInfo};
 use crate::io::{FileSource, ReadAt};
 use crate::time::TimeKind;
@@ -222,6 +222,33 @@ impl OpenOptions {
                 let default = locate::default_sidecar(source);
                 match locate::cache_sidecar(source) {
                     Some(c) if !default.exists() && c.exists() => c,
+                    // Both: the one queries use, as an open chooses (a
+                    // fresh one wins: a shipped sidecar in a read-only
+                    // directory, extended in the cache directory).
+                    Some(c) if c.exists() => {
+                        let verdict = |p: &Path| {
+                            FileSource::open(p)
+                                .and_then(|side| {
+                                    Index::from_parts_with(
+                                        Box::new(src_clone(&src)?),
+                                        Box::new(side),
+                                        &stat,
+                                        1 << 16,
+                                    )
+                                })
+                                .map(|i| i.verdict())
+                                .ok()
+                        };
+                        let stale = matches!(
+                            verdict(&default),
+                            Some(Verdict::Appended | Verdict::Rewritten)
+                        );
+                        if stale && verdict(&c) == Some(Verdict::Unchanged) {
+                            c
+                        } else {
+                            default
+                        }
+                    }
                     _ => default,
                 }
             }
@@ -456,7 +483,8 @@ impl OpenOptions {
                     // with one (the line index is the same).
                     let (dest, warning) =
                         self.rebuild(&src, &info, path, source, *in_cache_dir, progress)?;
-                    return self.reopen(src, &dest, &stat, Action::TimeAdded, warning);
+                    let action = dest.or_opened(Action::TimeAdded);
+                    return self.reopen(src, &dest.path, &stat, action, warning);
                 }
                 return Ok(Opened {
                     index,
@@ -480,55 +508,59 @@ impl OpenOptions {
                     Verdict::Appended if self.refresh => {
                         let sb = index.superblock().clone();
                         let gzip = sb.source_kind == crate::format::SOURCE_KIND_GZIP;
-                        let dest = self.writable(&path, source, in_cache_dir, |dest| {
-                            write_sidecar(dest, sb.page_size, |sink| {
-                                let mut report = |d| progress(d, src.len());
-                                if sb.is_zstd() {
-                                    // Another seekable archive appended
-                                    // (§13.4): only the new frames, and
-                                    // the one of the last checkpoint.
-                                    let frames =
-                                        super::zstd::SidecarFrames::new(index.sidecar_file(), &sb);
-                                    let mut fresh = ingest::BuildOptions::of(&sb);
-                                    fresh.time = index.time_options()?;
-                                    ingest::zstd::extend(
-                                        &sb,
-                                        &fresh,
-                                        index.cache(),
-                                        &frames,
-                                        &src,
-                                        &info,
-                                        index.time_resume()?,
-                                        sink,
-                                        &mut report,
-                                    )
-                                } else if gzip {
-                                    let aps =
-                                        super::gzip::SidecarAps::new(index.sidecar_file(), &sb);
-                                    ingest::gzip::extend(
-                                        &sb,
-                                        index.cache(),
-                                        &aps,
-                                        &src,
-                                        &info,
-                                        index.time_resume()?,
-                                        sink,
-                                        &mut report,
-                                    )
-                                } else {
-                                    ingest::extend(
-                                        &sb,
-                                        index.cache(),
-                                        &src,
-                                        &info,
-                                        index.time_resume()?,
-                                        sink,
-                                        &mut report,
-                                    )
-                                }
-                            })
-                        })?;
-                        return self.reopen(src, &dest, &stat, Action::Extended, None);
+                        let dest =
+                            self.writable(&path, &src, &info, source, in_cache_dir, |dest| {
+                                write_sidecar(dest, sb.page_size, |sink| {
+                                    let mut report = |d| progress(d, src.len());
+                                    if sb.is_zstd() {
+                                        // Another seekable archive appended
+                                        // (§13.4): only the new frames, and
+                                        // the one of the last checkpoint.
+                                        let frames = super::zstd::SidecarFrames::new(
+                                            index.sidecar_file(),
+                                            &sb,
+                                        );
+                                        let mut fresh = ingest::BuildOptions::of(&sb);
+                                        fresh.time = index.time_options()?;
+                                        ingest::zstd::extend(
+                                            &sb,
+                                            &fresh,
+                                            index.cache(),
+                                            &frames,
+                                            &src,
+                                            &info,
+                                            index.time_resume()?,
+                                            sink,
+                                            &mut report,
+                                        )
+                                    } else if gzip {
+                                        let aps =
+                                            super::gzip::SidecarAps::new(index.sidecar_file(), &sb);
+                                        ingest::gzip::extend(
+                                            &sb,
+                                            index.cache(),
+                                            &aps,
+                                            &src,
+                                            &info,
+                                            index.time_resume()?,
+                                            sink,
+                                            &mut report,
+                                        )
+                                    } else {
+                                        ingest::extend(
+                                            &sb,
+                                            index.cache(),
+                                            &src,
+                                            &info,
+                                            index.time_resume()?,
+                                            sink,
+                                            &mut report,
+                                        )
+                                    }
+                                })
+                            })?;
+                        let action = dest.or_opened(Action::Extended);
+                        return self.reopen(src, &dest.path, &stat, action, None);
                     }
                     verdict => {
                         index.check_not_foreign()?;
@@ -547,7 +579,8 @@ impl OpenOptions {
                         }
                         let (dest, warning) =
                             me.rebuild(&src, &info, &path, source, in_cache_dir, progress)?;
-                        return self.reopen(src, &dest, &stat, Action::Rebuilt(verdict), warning);
+                        let action = dest.or_opened(Action::Rebuilt(verdict));
+                        return self.reopen(src, &dest.path, &stat, action, warning);
                     }
                 },
             }
@@ -564,12 +597,12 @@ impl OpenOptions {
         }
         let existed = path.exists();
         let (dest, warning) = self.rebuild(&src, &info, &path, source, in_cache_dir, progress)?;
-        let action = match (existed, self.force) {
+        let action = dest.or_opened(match (existed, self.force) {
             (false, _) => Action::Built,
             (true, true) => Action::Forced,
             (true, false) => Action::Rebuilt(Verdict::Rewritten),
-        };
-        self.reopen(src, &dest, &stat, action, warning)
+        });
+        self.reopen(src, &dest.path, &stat, action, warning)
     }
 
     /// Builds `source`'s sidecar from scratch; returns where it went and a
@@ -583,7 +616,7 @@ impl OpenOptions {
         source: &Path,
         in_cache_dir: bool,
         progress: &mut dyn FnMut(u64, u64) -> bool,
-    ) -> Result<(PathBuf, Option<String>)> {
+    ) -> Result<(Written, Option<String>)> {
         let warning = if self.build.plain {
             None
         } else {
@@ -593,7 +626,7 @@ impl OpenOptions {
                 Sniffed::Gzip | Sniffed::ZstdSeekable => None,
             }
         };
-        let dest = self.writable(path, source, in_cache_dir, |dest| {
+        let dest = self.writable(path, src, info, source, in_cache_dir, |dest| {
             write_sidecar(dest, self.build.page_size, |sink| {
                 ingest::build(src, info, &self.build, sink, &mut |d| {
                     progress(d, src.len())
@@ -603,30 +636,65 @@ impl OpenOptions {
         Ok((dest, warning))
     }
 
-    /// Runs `write(dest)`; when `dest` is next to the source and not
-    /// writable, retries in the user cache directory.
+    /// Runs `write(dest)` holding the lock on building `dest`, unless
+    /// another process built what is needed there while this one waited
+    /// for it ([`OpenOptions::built_meanwhile`]); when `dest` is next to
+    /// the source and not writable, retries in the user cache directory.
     fn writable(
         &self,
         dest: &Path,
+        src: &FileSource,
+        info: &SourceInfo,
         source: &Path,
         in_cache_dir: bool,
         mut write: impl FnMut(&Path) -> Result<()>,
-    ) -> Result<PathBuf> {
+    ) -> Result<Written> {
         if in_cache_dir {
             ensure_dir(dest)?;
         }
-        match write(dest) {
-            Ok(()) => Ok(dest.to_path_buf()),
+        let mut locked = |dest: &Path| {
+            let _lock = BuildLock::acquire(dest)?;
+            let written = !self.built_meanwhile(src, info, dest);
+            if written {
+                write(dest)?;
+            }
+            Ok(Written {
+                path: dest.to_path_buf(),
+                written,
+            })
+        };
+        match locked(dest) {
             Err(e) if self.sidecar.is_none() && !in_cache_dir && is_permission_error(&e) => {
                 let Some(alt) = locate::cache_sidecar(source) else {
                     return Err(e);
                 };
                 ensure_dir(&alt)?;
-                write(&alt)?;
-                Ok(alt)
+                locked(&alt)
             }
-            Err(e) => Err(e),
+            other => other,
         }
+    }
+
+    /// True when `dest` now holds a sidecar fresh for `src` with what this
+    /// open asks for: another process built or extended it while this one
+    /// waited to (never when a rebuild is forced).
+    fn built_meanwhile(&self, src: &FileSource, info: &SourceInfo, dest: &Path) -> bool {
+        if self.force || !dest.exists() {
+            return false;
+        }
+        let (Ok(side), Ok(clone)) = (FileSource::open(dest), src_clone(src)) else {
+            return false;
+        };
+        let stat = SourceStat {
+            mtime: Some(info.mtime),
+            memo: None,
+            remote: false,
+        };
+        Index::from_parts_with(Box::new(clone), Box::new(side), &stat, 1 << 16).is_ok_and(|i| {
+            i.verdict() == Verdict::Unchanged
+                && self.check_kind(&i).is_ok()
+                && self.wants_time(&i).is_ok_and(|w| !w)
+        })
     }
 
     fn reopen(
@@ -644,6 +712,20 @@ impl OpenOptions {
             action,
             warning,
         })
+    }
+}
+
+/// Where a sidecar was written, or found written by another process
+/// that held the lock first.
+struct Written {
+    path: PathBuf,
+    written: bool,
+}
+
+impl Written {
+    /// `action`, or [`Action::Opened`] when another process did it.
+    fn or_opened(&self, action: Action) -> Action {
+        if self.written { action } else { Action::Opened }
     }
 }
 

@@ -404,11 +404,12 @@ pub(super) fn open(
         )));
     }
     match build(oo, &src, url, &at, progress) {
-        Ok(warning) => {
+        Ok((warning, written)) => {
             let index = bind(&src, Box::new(FileSource::open(&at)?), oo.cache_bytes)?;
             Ok(Opened {
                 index,
-                action,
+                // Another process built it while this one waited.
+                action: if written { action } else { Action::Opened },
                 warning,
             })
         }
@@ -440,7 +441,7 @@ fn build(
     url: &Path,
     at: &Path,
     progress: &mut dyn FnMut(u64, u64) -> bool,
-) -> Result<Option<String>> {
+) -> Result<(Option<String>, bool)> {
     let warning = if oo.build.plain {
         None
     } else {
@@ -452,17 +453,30 @@ fn build(
     };
     let info = source_info(src);
     ensure_dir(at)?;
+    // Several processes that query the same object cold take turns: the
+    // first builds, the others find its sidecar (the object streamed once).
+    let _lock = crate::ingest::writer::BuildLock::acquire(at)?;
+    if !oo.force
+        && at.exists()
+        && FileSource::open(at)
+            .and_then(|f| bind(src, Box::new(f), 1 << 16))
+            .is_ok_and(|i| i.verdict() == Verdict::Unchanged)
+    {
+        return Ok((warning, false));
+    }
     write_sidecar(at, oo.build.page_size, |sink| {
         ingest::build(src, &info, &oo.build, sink, &mut |d| progress(d, src.len()))
     })?;
-    Ok(warning)
+    Ok((warning, true))
 }
 
 /// What the fingerprint records of a remote object: its Last-Modified as
 /// the modification time, and its name.
 fn source_info(src: &RemoteSource) -> SourceInfo {
-    let name = src
-        .url()
+    let url = src.url();
+    let name = url
+        .split_once('?')
+        .map_or(url, |(p, _)| p)
         .rsplit('/')
         .next()
         .unwrap_or_default()

@@ -238,3 +238,46 @@ mod tests {
         assert!(!temp.exists());
     }
 }
+
+/// An exclusive lock on building the sidecar `dest` (`.NAME.lock` next to
+/// it, an advisory `flock`): processes that would build the same sidecar
+/// at once take turns, and each checks, once it holds the lock, whether
+/// the one before it built what it needs (several cold queries of one URL
+/// stream the object once). Released, and its file removed, on drop; a
+/// process that dies releases it too.
+#[derive(Debug)]
+pub struct BuildLock {
+    _file: File,
+    path: PathBuf,
+}
+
+impl BuildLock {
+    /// Waits for the lock on building `dest`.
+    pub fn acquire(dest: &Path) -> Result<BuildLock> {
+        use std::os::unix::ffi::OsStringExt;
+        let mut name = b".".to_vec();
+        {
+            use std::os::unix::ffi::OsStrExt;
+            let n = dest.file_name().map(|n| n.as_bytes()).unwrap_or_default();
+            name.extend_from_slice(&n[..n.len().min(200)]);
+        }
+        name.extend_from_slice(b".lock");
+        let path = parent_dir(dest).join(std::ffi::OsString::from_vec(name));
+        let file = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(|e| Error::io("create", &path, e))?;
+        file.lock().map_err(|e| Error::io("lock", &path, e))?;
+        Ok(BuildLock { _file: file, path })
+    }
+}
+
+impl Drop for BuildLock {
+    fn drop(&mut self) {
+        // A process waiting on this file gets it once it is closed, and
+        // checks for the sidecar; one that comes later makes a new file.
+        let _ = std::fs::remove_file(&self.path);
+    }
+}

@@ -819,6 +819,56 @@ fn nginx_urls_with_a_query_string() {
     assert!(!o.stderr.contains("built"), "{}", o.stderr);
 }
 
+/// Issue 21, item 16: several processes that query one object cold, at
+/// once, stream it once: one builds the sidecar in the cache directory
+/// while the others wait for it, then use it.
+#[test]
+fn nginx_cold_processes_at_once_stream_the_object_once() {
+    let Some(ng) = Nginx::start() else { return };
+    let cache = tempfile::tempdir().unwrap();
+    let data = text(16, 150_000);
+    let m = Model::new(data.clone());
+    let gz = gzip(&data);
+    ng.put("c.log.gz", &gz);
+    let url = ng.url("c.log.gz");
+    ng.hits();
+    let kids: Vec<_> = (0..6)
+        .map(|_| {
+            let mut cmd = Command::new(BIN);
+            cmd.args(["count", &url])
+                .stdin(Stdio::null())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .env("XDG_CACHE_HOME", cache.path());
+            cmd.spawn().unwrap()
+        })
+        .collect();
+    let mut built = 0;
+    for k in kids {
+        let o = k.wait_with_output().unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        assert_eq!(o.stdout, format!("{}\n", m.line_count()).into_bytes());
+        built += String::from_utf8_lossy(&o.stderr).contains("built") as u32;
+    }
+    assert_eq!(built, 1, "one process built the sidecar");
+    let hits = ng.hits_at_least(6);
+    let body: u64 = hits
+        .iter()
+        .filter(|h| h.request.starts_with("GET /c.log.gz "))
+        .map(|h| h.bytes)
+        .sum();
+    // The object once, and each process's fingerprint blocks.
+    assert!(
+        body <= gz.len() as u64 + 6 * 2 * 65_536,
+        "{body} bytes for an object of {}",
+        gz.len()
+    );
+    let sidecars = std::fs::read_dir(cache.path().join("lidx"))
+        .unwrap()
+        .count();
+    assert_eq!(sidecars, 1, "one sidecar, no lock or temp files left");
+}
+
 #[test]
 fn nginx_without_sidecar_builds_one_in_the_cache_directory() {
     let Some(ng) = Nginx::start() else { return };

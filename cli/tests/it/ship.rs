@@ -277,6 +277,19 @@ fn read_only_directory_uses_the_shipped_sidecar_in_place() {
             "{}: shipped sidecar rewritten",
             k.name
         );
+        // `info` describes what queries use (issue 21, item 16): the
+        // sidecar in the cache directory, fresh; not the shipped one,
+        // stale.
+        let o = d.run(&["info", p]);
+        let out = o.stdout_str();
+        assert!(
+            out.contains(&format!(
+                "sidecar:      {}\n",
+                d.cache_sidecar(&src).display()
+            )) && out.contains("fresh:        yes"),
+            "{}: {out}",
+            k.name
+        );
     }
 }
 
