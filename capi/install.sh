@@ -5,6 +5,7 @@
 #   cargo build --release -p lidx-capi
 #   capi/install.sh [PREFIX [BUILD_DIR]]
 #   PKG_CONFIG_PATH=PREFIX/lib/pkgconfig pkg-config --cflags --libs lidx
+#   (lidx-static instead of lidx: liblidx.a linked in, not liblidx.so)
 #
 # BUILD_DIR is where cargo put the libraries (default target/release of
 # this workspace). Nothing is built here; nothing outside PREFIX is touched.
@@ -22,6 +23,8 @@ done
 mkdir -p "$prefix/lib/pkgconfig" "$prefix/include"
 cp "$from/liblidx.a" "$from/liblidx.so" "$prefix/lib/"
 cp "$here/include/lidx.h" "$prefix/include/"
-sed -e "s|@PREFIX@|$prefix|" -e "s|@VERSION@|$version|" "$here/lidx.pc.in" \
-  > "$prefix/lib/pkgconfig/lidx.pc"
+for pc in lidx lidx-static; do
+  sed -e "s|@PREFIX@|$prefix|" -e "s|@VERSION@|$version|" "$here/$pc.pc.in" \
+    > "$prefix/lib/pkgconfig/$pc.pc"
+done
 echo "installed lidx $version under $prefix"

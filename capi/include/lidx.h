@@ -138,7 +138,8 @@
 
 /**
  * Something this build does not read: a newer sidecar format or feature,
- * or a source compressed in another format than gzip (zstd, xz, ...).
+ * or a source in a compression format lidx does not read (xz, bzip2, lz4,
+ * a zstd archive that is not seekable: `lidx pack` makes one that is).
  */
 #define LIDX_ERROR_UNSUPPORTED 9
 
@@ -427,6 +428,14 @@
 #define LIDX_FOLLOW_RESTARTED 2
 
 /**
+ * The file does not exist now (deleted, or rotated away and not made
+ * again yet). Each poll says so while it lasts; following goes on if a
+ * file of that name appears (LIDX_FOLLOW_RESTARTED). A caller that
+ * follows a file that is deleted for good stops here.
+ */
+#define LIDX_FOLLOW_MISSING 3
+
+/**
  * Follows one file as it grows (`tail -f` with line numbers). Opaque; made
  * by lidx_follow_open(), freed by lidx_follow_close().
  *
@@ -700,7 +709,8 @@ typedef int (*lidx_line_fn)(void *ctx,
  */
 typedef struct lidx_follow_event {
   /**
-   * LIDX_FOLLOW_IDLE, LIDX_FOLLOW_LINES or LIDX_FOLLOW_RESTARTED.
+   * LIDX_FOLLOW_IDLE, LIDX_FOLLOW_LINES, LIDX_FOLLOW_RESTARTED or
+   * LIDX_FOLLOW_MISSING.
    */
   int32_t kind;
   /**
@@ -760,9 +770,12 @@ const char *lidx_errmsg(void);
 int lidx_open_options_init(struct lidx_open_options *opts);
 
 /**
- * Opens the index of `path`: a file, a gzip archive (recognised by its
- * first bytes, whatever its name) or a URL (http(s)://, s3://, gs://,
- * az://), building, extending or rebuilding its sidecar as `opts` says.
+ * Opens the index of `path`: a file, a gzip archive or a zstd seekable
+ * archive (both recognised by their bytes, whatever their names; `lidx
+ * pack` makes a zstd one) or a URL (http(s)://, with a query such as a
+ * presigned URL's, s3://, gs://, az://), building, extending or
+ * rebuilding its sidecar as `opts` says. A directory is
+ * LIDX_ERROR_INVALID.
  *
  * - `path`: NUL-terminated, borrowed for the call only.
  * - `opts`: NULL for the defaults, or filled by lidx_open_options_init().

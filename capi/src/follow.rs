@@ -27,12 +27,18 @@ pub const LIDX_FOLLOW_LINES: i32 = 1;
 /// The file was truncated or replaced (rotated, rewritten): following
 /// restarted at its first line, which the next polls report.
 pub const LIDX_FOLLOW_RESTARTED: i32 = 2;
+/// The file does not exist now (deleted, or rotated away and not made
+/// again yet). Each poll says so while it lasts; following goes on if a
+/// file of that name appears (LIDX_FOLLOW_RESTARTED). A caller that
+/// follows a file that is deleted for good stops here.
+pub const LIDX_FOLLOW_MISSING: i32 = 3;
 
 /// What one lidx_follow_poll() saw.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct lidx_follow_event {
-    /// LIDX_FOLLOW_IDLE, LIDX_FOLLOW_LINES or LIDX_FOLLOW_RESTARTED.
+    /// LIDX_FOLLOW_IDLE, LIDX_FOLLOW_LINES, LIDX_FOLLOW_RESTARTED or
+    /// LIDX_FOLLOW_MISSING.
     pub kind: i32,
     /// Reserved, 0.
     pub reserved: i32,
@@ -140,6 +146,7 @@ pub unsafe extern "C" fn lidx_follow_poll(
         match seen {
             FollowEvent::Idle => {}
             FollowEvent::Restarted => ev.kind = LIDX_FOLLOW_RESTARTED,
+            FollowEvent::Missing => ev.kind = LIDX_FOLLOW_MISSING,
             FollowEvent::Lines(count) => {
                 ev.kind = LIDX_FOLLOW_LINES;
                 ev.first = first;

@@ -181,6 +181,12 @@ pub(crate) unsafe fn core_options(
             o.version
         )));
     }
+    if o.reserved != 0 {
+        return Err(Fail::invalid(format!(
+            "lidx_open_options.reserved is {}, not 0",
+            o.reserved
+        )));
+    }
     if o.flags & !LIDX_OPEN_PLAIN != 0 {
         return Err(Fail::invalid(format!(
             "unknown lidx_open_options flags {:#x}",
@@ -217,9 +223,12 @@ pub(crate) unsafe fn core_options(
     Ok((oo, policy, Some(o)))
 }
 
-/// Opens the index of `path`: a file, a gzip archive (recognised by its
-/// first bytes, whatever its name) or a URL (http(s)://, s3://, gs://,
-/// az://), building, extending or rebuilding its sidecar as `opts` says.
+/// Opens the index of `path`: a file, a gzip archive or a zstd seekable
+/// archive (both recognised by their bytes, whatever their names; `lidx
+/// pack` makes a zstd one) or a URL (http(s)://, with a query such as a
+/// presigned URL's, s3://, gs://, az://), building, extending or
+/// rebuilding its sidecar as `opts` says. A directory is
+/// LIDX_ERROR_INVALID.
 ///
 /// - `path`: NUL-terminated, borrowed for the call only.
 /// - `opts`: NULL for the defaults, or filled by lidx_open_options_init().
@@ -338,7 +347,8 @@ pub unsafe extern "C" fn lidx_line_count(index: *const lidx_index, lines: *mut u
         // SAFETY: the caller's contract for index.
         let h = unsafe { handle(index) }?;
         // SAFETY: the caller's contract for lines.
-        unsafe { ffi::put_required(lines, h.index.line_count(), "lines") }
+        unsafe { ffi::put(lines, h.index.line_count()) };
+        Ok(())
     })
 }
 
@@ -354,7 +364,8 @@ pub unsafe extern "C" fn lidx_source_len(index: *const lidx_index, bytes: *mut u
         // SAFETY: the caller's contract for index.
         let h = unsafe { handle(index) }?;
         // SAFETY: the caller's contract for bytes.
-        unsafe { ffi::put_required(bytes, h.index.source_len(), "bytes") }
+        unsafe { ffi::put(bytes, h.index.source_len()) };
+        Ok(())
     })
 }
 
@@ -416,7 +427,8 @@ pub unsafe extern "C" fn lidx_line_at(
             .line_at(offset)
             .map_err(|e| zero_based(h, e, &format!("offset {offset}")))?;
         // SAFETY: the caller's contract for line.
-        unsafe { ffi::put_required(line, n, "line") }
+        unsafe { ffi::put(line, n) };
+        Ok(())
     })
 }
 

@@ -33,7 +33,8 @@ pub const LIDX_ERROR_STALE: c_int = 7;
 /// not match, impossible values. lidx never answers from it.
 pub const LIDX_ERROR_CORRUPT: c_int = 8;
 /// Something this build does not read: a newer sidecar format or feature,
-/// or a source compressed in another format than gzip (zstd, xz, ...).
+/// or a source in a compression format lidx does not read (xz, bzip2, lz4,
+/// a zstd archive that is not seekable: `lidx pack` makes one that is).
 pub const LIDX_ERROR_UNSUPPORTED: c_int = 9;
 /// The sidecar at the path given or found was built for another file; it is
 /// not overwritten (LIDX_POLICY_FORCE does).
@@ -54,6 +55,11 @@ pub const LIDX_ERROR_INTERNAL: c_int = 14;
 pub(crate) fn code_of(e: &Error) -> c_int {
     match e {
         Error::Cancelled { .. } => LIDX_ERROR_CANCELLED,
+        // A directory where a file was wanted is a bad argument, as
+        // lidx_open() promises, not a failed read.
+        Error::Io { source, .. } if source.kind() == std::io::ErrorKind::IsADirectory => {
+            LIDX_ERROR_INVALID
+        }
         Error::Io { .. } => LIDX_ERROR_IO,
         Error::NotAnIndex { .. } | Error::ChecksumMismatch { .. } | Error::Corrupt { .. } => {
             LIDX_ERROR_CORRUPT

@@ -870,7 +870,25 @@ fn installed_flags(prefix: &Path) -> Option<(Vec<String>, Vec<String>)> {
         )
     };
     let cflags = pkg_config(&["--cflags"])?;
-    let libs = pkg_config(&["--static", "--libs"])?;
+    // `--static --libs lidx` still names -llidx, which the linker takes as
+    // liblidx.so (installed beside): lidx-static names the archive.
+    let dynamic = pkg_config(&["--static", "--libs"])?;
+    assert!(dynamic.iter().any(|l| l == "-llidx"), "{dynamic:?}");
+    let out = Command::new("pkg-config")
+        .args(["--libs", "lidx-static"])
+        .env("PKG_CONFIG_PATH", prefix.join("lib/pkgconfig"))
+        .output()
+        .ok()?;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let libs: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .split_whitespace()
+        .map(String::from)
+        .collect();
+    assert!(libs.iter().any(|l| l.ends_with("/liblidx.a")), "{libs:?}");
     Some((cflags, libs))
 }
 
@@ -909,7 +927,8 @@ fn viewer_example_links_statically_and_pages() {
     args.push(src.display().to_string());
     for l in libs {
         if l == "-llidx" {
-            args.extend(["-Wl,-Bstatic".into(), l, "-Wl,-Bdynamic".into()]);
+            // Without pkg-config: the archive, as lidx-static.pc names it.
+            args.push(lib.archive.display().to_string());
         } else {
             args.push(l);
         }

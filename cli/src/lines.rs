@@ -142,8 +142,13 @@ fn follow(a: &LinesArgs, specs: &[range::LineRange]) -> lidx::Result<Status> {
     };
     let mut follower = lidx::Follower::new(&a.file, start, &oo)?;
     let mut out = std::io::stdout().lock();
+    let mut missing = false;
     loop {
-        match follower.poll(a.numbered, &mut out)? {
+        let event = follower.poll(a.numbered, &mut out)?;
+        if missing && event != lidx::FollowEvent::Missing {
+            missing = false;
+        }
+        match event {
             lidx::FollowEvent::Restarted => {
                 eprintln!(
                     "lidx: {}: file truncated or replaced; following it from line 1",
@@ -152,7 +157,16 @@ fn follow(a: &LinesArgs, specs: &[range::LineRange]) -> lidx::Result<Status> {
                 continue;
             }
             lidx::FollowEvent::Lines(_) => continue,
-            lidx::FollowEvent::Idle => std::thread::sleep(std::time::Duration::from_millis(200)),
+            lidx::FollowEvent::Missing if !missing => {
+                // As `tail -F`: said once, then waiting for the file.
+                missing = true;
+                eprintln!(
+                    "lidx: {}: the file is gone; waiting for it to appear again",
+                    a.file.display()
+                );
+            }
+            lidx::FollowEvent::Missing | lidx::FollowEvent::Idle => {}
         }
+        std::thread::sleep(std::time::Duration::from_millis(200));
     }
 }

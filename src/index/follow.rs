@@ -19,6 +19,10 @@ pub enum FollowEvent {
     /// The file was truncated or replaced; following restarted at its first
     /// line (nothing of the new file written yet).
     Restarted,
+    /// The file does not exist now (deleted, or rotated away and not yet
+    /// made again): following goes on when a file of that name appears
+    /// (as [`FollowEvent::Restarted`]); a caller may also stop.
+    Missing,
 }
 
 /// Follows one file. Only complete lines (ending in `\n`) are reported; a
@@ -36,6 +40,9 @@ pub struct Follower {
     /// For a compressed source (whose text offsets are not file offsets):
     /// the file's length at the last lines reported.
     compressed_len: Option<u64>,
+    /// The file was missing at the last poll: the one there now is
+    /// another (its inode number may be the old one's, reused).
+    gone: bool,
 }
 
 fn identity(path: &Path) -> Result<((u64, u64), u64)> {
@@ -56,6 +63,7 @@ impl Follower {
             done_offset: 0,
             identity,
             compressed_len: None,
+            gone: false,
         })
     }
 
@@ -107,17 +115,20 @@ impl Follower {
     fn check(&mut self) -> Result<Checked> {
         let (id, len) = match identity(&self.path) {
             Ok(v) => v,
-            // Mid-rotation: the old file is gone, the new one not there yet.
+            // Deleted, or mid-rotation (the old file gone, the new one
+            // not there yet).
             Err(Error::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
-                return Ok(Checked::Event(FollowEvent::Idle));
+                self.gone = true;
+                return Ok(Checked::Event(FollowEvent::Missing));
             }
             Err(e) => return Err(e),
         };
+        let replaced = std::mem::take(&mut self.gone);
         let (shrunk, same) = match self.compressed_len {
             Some(was) => (len < was, len == was),
             None => (len < self.done_offset, len == self.done_offset),
         };
-        if id != self.identity || shrunk {
+        if id != self.identity || shrunk || replaced {
             self.identity = id;
             self.next_line = 0;
             self.done_offset = 0;
