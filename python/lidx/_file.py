@@ -161,16 +161,58 @@ class LineFile(io.RawIOBase):
             return index.line_count + 1
         return index.line_at(self._pos)
 
+    # -- what an indexed_gzip user looks for --------------------------
+
+    def seek_points(self) -> list:
+        """Where reading can start: ``(uncompressed_offset,
+        compressed_offset)`` pairs, as ``indexed_gzip``'s (a gzip archive's
+        access points, a zstd archive's frames, a plain file's checkpoints
+        with the same offset twice)."""
+        return self._checked().seek_points()
+
+    def export_index(self, filename) -> None:
+        """Writes the index (the sidecar's bytes) to ``filename``, which
+        :func:`lidx.open` and :class:`Index` take back as ``sidecar=`` (or
+        ``index_file=``)."""
+        self._checked().export_index(filename)
+
     def __repr__(self) -> str:
         state = "closed" if self.closed else f"position {self._pos}"
         return f"<lidx.LineFile name={self.name!r} {state}>"
 
 
+def _path_of(fileobj):
+    """The path of ``fileobj``, an open binary file: its ``name``, when that
+    names the very file it reads (same device and inode)."""
+    name = getattr(fileobj, "name", None)
+    try:
+        fd = fileobj.fileno()
+    except (AttributeError, OSError, io.UnsupportedOperation):
+        fd = None
+    if isinstance(name, (str, bytes, os.PathLike)) and fd is not None:
+        try:
+            a, b = os.stat(name), os.fstat(fd)
+            if (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino):
+                return name
+        except OSError:
+            pass
+    if fd is not None and os.path.exists(f"/proc/self/fd/{fd}"):
+        target = os.readlink(f"/proc/self/fd/{fd}")
+        if os.path.isfile(target):
+            return target
+    raise TypeError(
+        "lidx reads a file by its path: fileobj must be a file opened from a "
+        f"path (open(path, 'rb')), not {type(fileobj).__name__}"
+    )
+
+
 def open(
-    path,
+    path=None,
     mode: str = "rb",
     *,
+    fileobj=None,
     sidecar=None,
+    index_file=None,
     cache_mb: int = 16,
     build: bool = True,
     spacing=None,
@@ -187,15 +229,26 @@ def open(
     spacing of access points, as ``indexed_gzip``'s ``spacing``). ``mode``
     must be ``"rb"``. Closing the file closes its index.
 
+    As ``indexed_gzip.IndexedGzipFile``: ``fileobj`` instead of ``path``
+    (an open binary file, read by its path), ``index_file`` for
+    ``sidecar`` (an index exported with :meth:`LineFile.export_index`),
+    and :meth:`LineFile.seek_points`.
+
     >>> with lidx.open("app.log.gz") as f:    # doctest: +SKIP
     ...     f.seek_line(812_345)
     ...     line = f.readline()
     """
     if mode not in ("rb", "br"):
         raise ValueError(f"lidx.open reads binary files: mode must be 'rb', not {mode!r}")
+    if (path is None) == (fileobj is None):
+        raise TypeError("lidx.open takes a path or fileobj=, one of them")
+    if fileobj is not None:
+        path = _path_of(fileobj)
+    if sidecar is not None and index_file is not None:
+        raise TypeError("lidx.open takes sidecar= or index_file=, not both")
     index = Index(
         path,
-        sidecar=sidecar,
+        sidecar=sidecar if sidecar is not None else index_file,
         cache_mb=cache_mb,
         build=build,
         spacing=spacing,

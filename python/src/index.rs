@@ -7,6 +7,7 @@
 //! than that (never while waiting for the GIL), so a refresh never blocks a
 //! query in progress and a query never sees half of a refresh.
 
+use crate::args;
 use crate::errors::{IntoPy, new_error, to_py, to_py_about};
 use crate::follow::Follower;
 use crate::grep::{self, GrepOptions, Matches};
@@ -252,12 +253,12 @@ impl Index {
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
-        path: PathBuf,
-        sidecar: Option<PathBuf>,
-        cache_mb: usize,
+        #[pyo3(from_py_with = args::path)] path: PathBuf,
+        #[pyo3(from_py_with = args::optional_path)] sidecar: Option<PathBuf>,
+        #[pyo3(from_py_with = args::cache_mb)] cache_mb: usize,
         build: bool,
-        spacing: Option<u64>,
-        span: Option<u64>,
+        #[pyo3(from_py_with = args::spacing)] spacing: Option<u64>,
+        #[pyo3(from_py_with = args::span)] span: Option<u64>,
         plain: bool,
         force: bool,
         progress: Option<Py<PyAny>>,
@@ -301,9 +302,9 @@ impl Index {
     fn from_bytes(
         _cls: &Bound<'_, PyType>,
         py: Python<'_>,
-        path: PathBuf,
+        #[pyo3(from_py_with = args::path)] path: PathBuf,
         data: Cow<'_, [u8]>,
-        cache_mb: usize,
+        #[pyo3(from_py_with = args::cache_mb)] cache_mb: usize,
         progress: Option<Py<PyAny>>,
     ) -> PyResult<Index> {
         let data = data.into_owned();
@@ -497,7 +498,12 @@ impl Index {
     /// ten. The lines the range names outside the file are not returned:
     /// ``lines(3, 20)`` of a 5-line file is lines 3 to 5, ``lines(7, 9)``
     /// is empty. Reads one span of the file, whatever the lines' length.
-    fn lines<'py>(&self, py: Python<'py>, first: i64, last: i64) -> PyResult<Bound<'py, PyList>> {
+    fn lines<'py>(
+        &self,
+        py: Python<'py>,
+        #[pyo3(from_py_with = args::line_no)] first: i64,
+        #[pyo3(from_py_with = args::line_no)] last: i64,
+    ) -> PyResult<Bound<'py, PyList>> {
         let st = self.state()?;
         let index = &st.index;
         let r = numbering::range(py, index, first, Some(last))?;
@@ -525,7 +531,11 @@ impl Index {
     ///
     /// Line ``n`` with its ``\n`` (``-1``: the last line), as
     /// ``linecache.getline``. Past the end: ``OutOfRangeError``.
-    fn line<'py>(&self, py: Python<'py>, n: i64) -> PyResult<Bound<'py, PyBytes>> {
+    fn line<'py>(
+        &self,
+        py: Python<'py>,
+        #[pyo3(from_py_with = args::line_no)] n: i64,
+    ) -> PyResult<Bound<'py, PyBytes>> {
         let st = self.state()?;
         let index = &st.index;
         let l = numbering::line(py, index, n)?;
@@ -540,7 +550,11 @@ impl Index {
     ///
     /// ``(start, end)``: the byte offsets of line ``n`` (``-1``: the last),
     /// ``end`` just past its ``\n``. Past the end: ``OutOfRangeError``.
-    fn line_span(&self, py: Python<'_>, n: i64) -> PyResult<(u64, u64)> {
+    fn line_span(
+        &self,
+        py: Python<'_>,
+        #[pyo3(from_py_with = args::line_no)] n: i64,
+    ) -> PyResult<(u64, u64)> {
         let st = self.state()?;
         let index = &st.index;
         let l = numbering::line(py, index, n)?;
@@ -555,7 +569,11 @@ impl Index {
     ///
     /// The number of the line holding byte ``offset`` (0-based, as
     /// ``grep -b`` prints). Past the end: ``OutOfRangeError``.
-    fn line_at(&self, py: Python<'_>, offset: u64) -> PyResult<u64> {
+    fn line_at(
+        &self,
+        py: Python<'_>,
+        #[pyo3(from_py_with = args::offset)] offset: u64,
+    ) -> PyResult<u64> {
         let st = self.state()?;
         let index = &st.index;
         let l = py
@@ -573,14 +591,18 @@ impl Index {
     fn read_at<'py>(
         &self,
         py: Python<'py>,
-        offset: u64,
-        size: u64,
+        #[pyo3(from_py_with = args::offset)] offset: u64,
+        #[pyo3(from_py_with = args::size)] size: u64,
     ) -> PyResult<Bound<'py, PyBytes>> {
         self.read_bytes(py, offset, size)
     }
 
     /// The offset where line ``n`` starts (for ``LineFile.seek_line``).
-    fn _line_start(&self, py: Python<'_>, n: i64) -> PyResult<u64> {
+    fn _line_start(
+        &self,
+        py: Python<'_>,
+        #[pyo3(from_py_with = args::line_no)] n: i64,
+    ) -> PyResult<u64> {
         let st = self.state()?;
         let index = &st.index;
         let l = numbering::line(py, index, n)?;
@@ -596,7 +618,7 @@ impl Index {
     fn _read_line<'py>(
         &self,
         py: Python<'py>,
-        offset: u64,
+        #[pyo3(from_py_with = args::offset)] offset: u64,
         size: i64,
     ) -> PyResult<Bound<'py, PyBytes>> {
         let st = self.state()?;
@@ -666,10 +688,10 @@ impl Index {
         word_regexp: bool,
         line_regexp: bool,
         invert_match: bool,
-        max_count: Option<u64>,
+        #[pyo3(from_py_with = args::max_count)] max_count: Option<u64>,
         crlf: bool,
         unicode: bool,
-        threads: Option<usize>,
+        #[pyo3(from_py_with = args::threads)] threads: Option<usize>,
     ) -> PyResult<Matches> {
         let st = self.state()?;
         let patterns = grep::patterns(py, pattern)?;
@@ -834,6 +856,62 @@ impl Index {
         let n = usize::try_from(side.len())
             .map_err(|_| new_error(py, "InvalidArgumentError", "sidecar too large".into()))?;
         PyBytes::new_with(py, n, |buf| py.detach(|| side.read_exact_at(buf, 0)).py(py))
+    }
+
+    /// Index.seek_points()
+    /// --
+    ///
+    /// Where reading can start, in order: ``(uncompressed_offset,
+    /// compressed_offset)`` pairs, as ``indexed_gzip``'s ``seek_points()``:
+    /// a gzip archive's access points, a zstd archive's frames, a plain
+    /// file's checkpoints (the same offset twice).
+    fn seek_points(&self, py: Python<'_>) -> PyResult<Vec<(u64, u64)>> {
+        let st = self.state()?;
+        py.detach(|| st.index.seek_points())
+            .map_err(|e| self.err(py, e))
+    }
+
+    /// Index.export_index(filename)
+    /// --
+    ///
+    /// Writes the sidecar's bytes (as :meth:`to_bytes`) to ``filename``: a
+    /// temporary file next to it, flushed, renamed into place, so a reader
+    /// never sees half of it. Open the file with it later with
+    /// ``Index(path, sidecar=filename, build=False)``.
+    fn export_index(
+        &self,
+        py: Python<'_>,
+        #[pyo3(from_py_with = args::path)] filename: PathBuf,
+    ) -> PyResult<()> {
+        let st = self.state()?;
+        let side = st.index.sidecar_file();
+        py.detach(|| -> lidx::Result<()> {
+            use std::io::Write;
+            let len = side.len();
+            let mut data = vec![0u8; usize::try_from(len).unwrap_or(usize::MAX)];
+            side.read_exact_at(&mut data, 0)?;
+            let dir = match filename.parent() {
+                Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+                _ => PathBuf::from("."),
+            };
+            let name = filename.file_name().unwrap_or_default().to_string_lossy();
+            let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
+            let mut f =
+                std::fs::File::create(&tmp).map_err(|e| lidx::Error::io("create", &tmp, e))?;
+            let done = f
+                .write_all(&data)
+                .and_then(|()| f.sync_all())
+                .map_err(|e| lidx::Error::io("write", &tmp, e))
+                .and_then(|()| {
+                    std::fs::rename(&tmp, &filename)
+                        .map_err(|e| lidx::Error::io("rename", &filename, e))
+                });
+            if done.is_err() {
+                let _ = std::fs::remove_file(&tmp);
+            }
+            done
+        })
+        .map_err(|e| self.err(py, e))
     }
 
     /// A :class:`LineFile` over the text: a seekable, read-only binary file

@@ -17,6 +17,7 @@
 
 #![deny(missing_docs)]
 
+mod args;
 mod errors;
 mod follow;
 mod grep;

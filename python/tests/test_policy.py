@@ -148,3 +148,74 @@ def test_plain_is_an_explicit_choice(tmp_path):
         assert idx.size == len(raw)
         assert idx.line_count == len(split_nl(raw))
         assert idx.line(1) == split_nl(raw)[0]
+
+
+# -- issue 21, item 18: arguments, and what an indexed_gzip user looks for
+
+
+def test_bad_numbers_name_their_argument(tmp_path):
+    path = tmp_path / "n.log"
+    path.write_bytes(text("n", 100))
+    idx = lidx.Index(path)
+    for call, name in [
+        (lambda: idx.line_at(-1), "offset"),
+        (lambda: idx.read_at(-5, 10), "offset"),
+        (lambda: idx.read_at(0, -1), "size"),
+        (lambda: idx.line_at(2**70), "offset"),
+        (lambda: lidx.Index(path, cache_mb=-1), "cache_mb"),
+        (lambda: lidx.Index(path, spacing=-2), "spacing"),
+        (lambda: idx.line(2**70), "line number"),
+        (lambda: list(idx.grep("x", max_count=-1)), "max_count"),
+    ]:
+        with pytest.raises(lidx.InvalidArgumentError, match=name):
+            call()
+    with pytest.raises(TypeError, match="offset must be an int"):
+        idx.line_at("7")
+    # 0 is the default spacing, as in the C ABI.
+    with lidx.Index(path, force=True, spacing=0) as i:
+        assert i.info()["spacing"] == 65536
+
+
+def test_paths_as_str_bytes_and_pathlike(tmp_path):
+    path = tmp_path / "p.log"
+    path.write_bytes(text("p", 10))
+    for p in (str(path), os.fsencode(str(path)), path):
+        with lidx.Index(p) as idx:
+            assert idx.line(3) == split_nl(path.read_bytes())[2]
+    with pytest.raises(TypeError, match="str, bytes or os.PathLike, not int"):
+        lidx.Index(123)
+
+
+def test_indexed_gzip_habits(tmp_path):
+    """fileobj=, seek_points(), export_index() and index_file=, as an
+    indexed_gzip user reaches for them."""
+    path = tmp_path / "g.log.gz"
+    body = text("g", 60_000)
+    path.write_bytes(gzip.compress(body))
+    with open(path, "rb") as raw, lidx.open(fileobj=raw, span=256 * 1024) as f:
+        points = f.seek_points()
+        assert points[0] == (0, 10) and len(points) >= 4
+        assert [p[0] for p in points] == sorted(p[0] for p in points)
+        # Each point is where reading can start: the text there is the text.
+        for u, _ in points:
+            f.seek(u)
+            assert f.read(50) == body[u : u + 50]
+        exported = tmp_path / "elsewhere.idx"
+        f.export_index(exported)
+    assert exported.read_bytes() == open(str(path) + ".lidx", "rb").read()
+    os.remove(str(path) + ".lidx")
+    with lidx.open(path, index_file=exported, build=False) as f:
+        f.seek_line(40_000)
+        assert f.readline() == split_nl(body)[39_999]
+    assert not os.path.exists(str(path) + ".lidx")
+    # Plain files: checkpoints, offset twice.
+    plain = tmp_path / "p.log"
+    plain.write_bytes(body)
+    with lidx.Index(plain) as idx:
+        pts = idx.seek_points()
+        assert pts[0] == (0, 0) and all(a == b for a, b in pts)
+        assert all(body[a - 1 : a] == b"\n" for a, _ in pts[1:])
+    import io as _io
+
+    with pytest.raises(TypeError, match="by its path"):
+        lidx.open(fileobj=_io.BytesIO(b"x\n"))

@@ -803,6 +803,41 @@ impl Index {
         Ok(cp.line + self.count_newlines(cp.offset, offset)?)
     }
 
+    /// Where reading can start, in order, as (text offset, file offset)
+    /// pairs: a gzip archive's access points (the file offset of the byte
+    /// holding the access point's first bit), a zstd seekable archive's
+    /// frames, a plain file's checkpoints (the same offset twice). What
+    /// `indexed_gzip`'s `seek_points()` gives, for every source kind.
+    pub fn seek_points(&self) -> Result<Vec<(u64, u64)>> {
+        use crate::zstd::FrameRecords;
+        self.check_described()?;
+        if self.sb.is_zstd() {
+            let f = zstd::SidecarFrames::new(std::sync::Arc::clone(&self.sidecar_file), &self.sb);
+            return (0..f.count())
+                .map(|i| f.record(i).map(|r| (r.uncomp, r.comp)))
+                .collect();
+        }
+        if self.sb.source_kind == format::SOURCE_KIND_GZIP {
+            let aps = gzip::SidecarAps::new(std::sync::Arc::clone(&self.sidecar_file), &self.sb);
+            return (0..self.sb.gzip.ap_count as usize)
+                .map(|i| aps.record(i).map(|r| (r.uncomp, r.comp_bit / 8)))
+                .collect();
+        }
+        let mut out = Vec::with_capacity(self.sb.checkpoint_count as usize);
+        for id in self.sb.first_leaf..=self.sb.last_leaf {
+            let page = self.cache.read_uncached(id)?;
+            let view = page.view();
+            if view.kind == format::PageKind::Leaf {
+                out.extend(
+                    view.sorted_entries()
+                        .into_iter()
+                        .map(|(_, off, _)| (off, off)),
+                );
+            }
+        }
+        Ok(out)
+    }
+
     /// Checks the sidecar: every page CRC, the tree structure, and the
     /// fingerprint; with `full`, also re-scans the source and compares
     /// every checkpoint and the line count.
@@ -816,7 +851,13 @@ impl Index {
 fn foreign_name(verdict: Verdict, sb: &Superblock, source: &Path) -> Option<String> {
     use std::os::unix::ffi::OsStrExt;
     let built_for = &sb.source_name;
-    let name = source.file_name().map(|n| n.as_bytes()).unwrap_or_default();
+    let mut name = source.file_name().map(|n| n.as_bytes()).unwrap_or_default();
+    if crate::io::is_url(source)
+        && let Some(q) = memchr::memchr(b'?', name)
+    {
+        // A URL's query (a presigned URL's signature) is not its name.
+        name = &name[..q];
+    }
     let name = &name[..name.len().min(crate::format::SOURCE_NAME_MAX)];
     (verdict == Verdict::Rewritten && !built_for.is_empty() && built_for != name)
         .then(|| String::from_utf8_lossy(built_for).into_owned())
