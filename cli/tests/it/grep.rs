@@ -635,6 +635,57 @@ fn max_count_with_matching_after_context_matches_rg() {
     check_failures(run_table(&fx, table), table.len());
 }
 
+/// Issue 21, item 19: `--lines` with `-m`, `-v` and context against
+/// ripgrep on a file holding those lines. A deliberate choice: the oracle
+/// is ripgrep reading a file (its default, memory-mapped, `--mmap`), which
+/// `lidx grep` on the whole file also agrees with. ripgrep 15.2.0 reading
+/// the same lines from a pipe or with `--no-mmap` prints lines past the
+/// limit (`-v -m1 -A1 x` on `a x b` gives `a x b`, and marks a context
+/// line `N:`): its two paths disagree there, and lidx follows the one a
+/// file gets.
+#[test]
+fn line_ranges_with_max_count_and_context_match_rg_on_a_file() {
+    if !have_rg("line_ranges_with_max_count_and_context_match_rg_on_a_file") {
+        return;
+    }
+    let fx = Fixture::new("m19.txt", b"x\na\nx\nb\nx\nc\nx\n".to_vec());
+    let mut failures = Vec::new();
+    let mut total = 0;
+    for (first, last) in [(2, 4), (2, 3), (1, 7), (3, 6), (4, 7)] {
+        for flags in [
+            &["-v", "-m1", "-A1"][..],
+            &["-v", "-m1", "-C1"],
+            &["-v", "-m2", "-B1"],
+            &["-m1", "-A2"],
+            &["-m1", "-C1"],
+            &["-m2", "-A1", "-v"],
+        ] {
+            total += 1;
+            let range = format!("{first}:{last}");
+            let mut extra = vec!["--lines", range.as_str()];
+            extra.extend_from_slice(flags);
+            let got = lidx_grep(&extra, &[], &["x"], &fx.path);
+            let dir = tempfile::tempdir().unwrap();
+            let part = dir.path().join("part");
+            std::fs::write(&part, fx.extract(first, last)).unwrap();
+            let mut rflags = vec!["--mmap"];
+            rflags.extend_from_slice(flags);
+            let o = rg_grep(&rflags, &["x"], &part);
+            let want = shift_output(&o.stdout, first - 1, None);
+            if got.code != o.code || got.stdout != want {
+                failures.push(format!(
+                    "--lines {range} {flags:?}: lidx {} {:?}, rg --mmap on the lines {} {:?}",
+                    got.code,
+                    show(&got.stdout),
+                    o.code,
+                    show(&want)
+                ));
+            }
+        }
+    }
+    check_failures(failures, total);
+}
+
 /// `N:`/`N-` (and `OFF:`/`OFF-` with `-b`) prefixes of ripgrep's output on
 /// an extract, shifted back to the whole file.
 fn shift_output(out: &[u8], lines: u64, bytes: Option<u64>) -> Vec<u8> {
