@@ -446,17 +446,30 @@ fn view_search_forward_backward_wrap_and_highlight() {
     p.keys(&["Enter"]);
     let top = (last + 1).min(3001 - r);
     p.expect("past the last match", &at(top), "");
+    // One search covers the file once: past the end it goes on from the
+    // other end (and says so), and says "not found" in one step.
     p.keys(&["n"]);
-    p.wait("hit BOTTOM", |s| {
-        s[rows_of(s)].contains("search hit BOTTOM")
-    });
-    p.keys(&["n"]);
-    p.expect("wrapped", &at(both[0].0), "search wrapped");
+    p.expect(
+        "wrapped",
+        &at(both[0].0),
+        "search hit BOTTOM, continued at TOP",
+    );
     p.text("/no such thing");
     p.keys(&["Enter"]);
-    p.wait("not found", |s| s[rows_of(s)].contains("search hit BOTTOM"));
+    let s = p.wait("not found", |s| {
+        s[rows_of(s)].contains("Pattern not found: no such thing")
+    });
+    assert_eq!(text_rows(&s, W), at(both[0].0), "not found: no move");
+    p.text("?needle");
     p.keys(&["Enter"]);
-    p.wait("not found", |s| s[rows_of(s)].contains("Pattern not found"));
+    let above = both.iter().rev().find(|h| h.0 < both[0].0);
+    assert!(above.is_none(), "the first match is the first");
+    let last = both.last().unwrap().0;
+    p.expect(
+        "? wrapped",
+        &at(last.min(3001 - r)),
+        "search hit TOP, continued at BOTTOM",
+    );
     // An invalid regex is a message, not an exit.
     p.text("/a(");
     p.keys(&["Enter"]);

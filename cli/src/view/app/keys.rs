@@ -96,13 +96,6 @@ impl App {
             self.prompt_key(k);
             return;
         }
-        if let Some(r) = self.offer_wrap.take() {
-            if matches!(k.code, KeyCode::Enter | KeyCode::Char('n')) {
-                self.wrap_search(r);
-                return;
-            }
-            self.message = None;
-        }
         let ctrl = k.modifiers.contains(KeyModifiers::CONTROL);
         if let Some(p) = self.prefix.take() {
             if let KeyCode::Char(c) = k.code {

@@ -6,7 +6,6 @@ use super::model::Op;
 use crate::view::find::{Finder, Hit};
 use crate::view::scan::{Found, Job};
 use crate::view::store::LINE_CAP;
-use lidx::Index;
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 
@@ -25,13 +24,10 @@ pub(super) struct Filter {
     pub(super) progress: Option<(u64, u64)>,
 }
 
-/// The search being run, or offered to wrap.
+/// The search being run.
 pub(super) struct Running {
     pub(super) generation: u64,
     pub(super) backward: bool,
-    /// The lines searched.
-    pub(super) lines: std::ops::Range<u64>,
-    pub(super) wrapped: bool,
     pub(super) progress: Option<(u64, u64)>,
 }
 
@@ -81,38 +77,30 @@ impl App {
         };
         let top = self.pos.line;
         let shown = self.last_match.filter(|&l| l >= top && self.on_screen(l));
-        let lines = if backward {
-            0..shown.unwrap_or(top)
+        // From the screen to the end, then (wrapping) from the other end
+        // back to where it started: one search covers the file once.
+        let count = index.line_count();
+        let (lines, wrap) = if backward {
+            let from = shown.unwrap_or(top);
+            (0..from, from..count)
         } else {
-            shown.map_or(top, |l| l + 1)..index.line_count()
+            let from = shown.map_or(top, |l| l + 1);
+            (from..count, 0..from)
         };
-        self.launch(&index, &m, lines, backward, false);
-    }
-
-    pub(super) fn launch(
-        &mut self,
-        index: &Arc<Index>,
-        m: &Arc<Finder>,
-        lines: std::ops::Range<u64>,
-        backward: bool,
-        wrapped: bool,
-    ) {
         let generation = self.searcher.cancel();
         self.searcher.send(
             self.store.epoch(),
-            index,
-            m,
+            &index,
+            &m,
             Job::Search {
-                lines: lines.clone(),
-                wrap: 0..0,
+                lines,
+                wrap,
                 backward,
             },
         );
         self.running = Some(Running {
             generation,
             backward,
-            lines,
-            wrapped,
             progress: None,
         });
     }
@@ -125,19 +113,6 @@ impl App {
             }
             None => self.message = Some("no previous search".into()),
         }
-    }
-
-    /// Searches the rest of the file after a search reached its end.
-    pub(super) fn wrap_search(&mut self, r: Running) {
-        let (Some(index), Some((_, m, _))) = (self.index.clone(), self.search.clone()) else {
-            return;
-        };
-        let lines = if r.backward {
-            r.lines.end..index.line_count()
-        } else {
-            0..r.lines.start
-        };
-        self.launch(&index, &m, lines, r.backward, true);
     }
 
     pub(super) fn on_screen(&self, line: u64) -> bool {
@@ -153,26 +128,22 @@ impl App {
                 match hit {
                     Some(h) => {
                         self.last_match = Some(h.line);
-                        self.message = (r.wrapped || wrapped).then(|| "search wrapped".to_string());
+                        self.message = wrapped.then(|| {
+                            if r.backward {
+                                "search hit TOP, continued at BOTTOM".to_string()
+                            } else {
+                                "search hit BOTTOM, continued at TOP".to_string()
+                            }
+                        });
                         self.show_hit(h);
                     }
-                    None if r.wrapped => self.message = Some("Pattern not found".into()),
                     None => {
                         let pattern = self
                             .search
                             .as_ref()
                             .map(|s| s.0.clone())
                             .unwrap_or_default();
-                        self.message = Some(if r.backward {
-                            format!(
-                                "search hit TOP: no match for {pattern} above; Enter or n continues from the BOTTOM"
-                            )
-                        } else {
-                            format!(
-                                "search hit BOTTOM: no match for {pattern} below; Enter or n continues from the TOP"
-                            )
-                        });
-                        self.offer_wrap = Some(r);
+                        self.message = Some(format!("Pattern not found: {pattern}"));
                     }
                 }
             }
