@@ -3,8 +3,9 @@
 //! terminal as it is, except printable characters:
 //!
 //! - a tab is expanded to the next multiple of 8 columns;
-//! - a control byte (C0, `\r` of a CRLF line ending and NUL included) is
-//!   shown in caret notation, `^M`, `^@`, and DEL as `^?`, in reverse video;
+//! - a control byte (C0, a `\r` and NUL included) is shown in caret
+//!   notation, `^M`, `^@`, and DEL as `^?`, in reverse video (the `\r` of a
+//!   CRLF line ending is not part of the line here: the store drops it);
 //! - a byte that is not part of valid UTF-8 is shown as `<XX>` (hex);
 //! - a character that is a control (C1), of zero width (combining marks,
 //!   bidirectional overrides, a byte-order mark) or unassigned is shown as

@@ -40,7 +40,7 @@ impl Held {
     fn from_linebuf(b: &LineBuf) -> Held {
         let mut h = Held::default();
         for i in 0..b.len() {
-            let l = b.line(i);
+            let l = without_cr(b.line(i), b.line_with_terminator(i).ends_with(b"\r\n"));
             let start = h.bytes.len();
             h.bytes.extend_from_slice(l);
             h.ends.push((start, h.bytes.len()));
@@ -68,6 +68,7 @@ impl Held {
                 None => (head.len(), head.len(), if eof { 0 } else { u64::MAX }),
             };
             let line = &head[at..end.min(at + LINE_CAP)];
+            let line = without_cr(line, next > end && line.len() == end - at);
             let start = h.bytes.len();
             h.bytes.extend_from_slice(line);
             h.ends.push((start, h.bytes.len()));
@@ -107,6 +108,15 @@ impl Held {
 
     fn size(&self) -> usize {
         self.bytes.capacity() + self.ends.capacity() * 32 + 64
+    }
+}
+
+/// `line` without the `\r` of a CRLF ending (`crlf`: the line ends in
+/// `\r\n`), as less shows it; a `\r` elsewhere stays (shown `^M`).
+fn without_cr(line: &[u8], crlf: bool) -> &[u8] {
+    match line.strip_suffix(b"\r") {
+        Some(l) if crlf => l,
+        _ => line,
     }
 }
 
@@ -362,13 +372,17 @@ mod tests {
         assert_eq!(blocks.len(), 1);
         let h = &blocks[0];
         assert_eq!(h.len(), 4);
-        assert_eq!((h.line(0), h.more(0), h.offset(0)), (&b"a\r"[..], 0, 0));
+        // The \r of CRLF is not shown.
+        assert_eq!((h.line(0), h.more(0), h.offset(0)), (&b"a"[..], 0, 0));
         assert_eq!((h.line(2), h.offset(2)), (&b""[..], 5));
         // The head ends inside line 4: how much more is unknown.
         assert_eq!(
             (h.line(3), h.more(3), h.offset(3)),
             (&b"c"[..], u64::MAX, 6)
         );
+        // A \r elsewhere stays, at the end of a last line without \n too.
+        let h = &Held::from_head(b"b\rc\r\nd\r", true)[0];
+        assert_eq!((h.line(0), h.line(1)), (&b"b\rc"[..], &b"d\r"[..]));
         // At the end of the file, a last line without `\n` is whole.
         assert_eq!(Held::from_head(b"a\nc", true)[0].more(1), 0);
         let many: Vec<u8> = (0..2 * BLOCK + 1).flat_map(|_| *b"x\n").collect();

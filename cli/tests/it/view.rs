@@ -547,7 +547,7 @@ fn view_gzip_crlf_invalid_utf8_control_bytes_and_a_long_line() {
     let dir = tempfile::tempdir().unwrap();
     let long: String = (0..7000).map(|i| (b'a' + (i % 26) as u8) as char).collect();
     let mut text = Vec::new();
-    text.extend_from_slice(b"first line\r\n");
+    text.extend_from_slice(b"first\rline\r\n");
     text.extend_from_slice(b"tab\there\r\n");
     text.extend_from_slice(b"bad \xff\xfe utf8 \xc3(\r\n");
     text.extend_from_slice(b"nul \0 esc \x1b[31m red bell \x07 del \x7f\n");
@@ -566,9 +566,10 @@ fn view_gzip_crlf_invalid_utf8_control_bytes_and_a_long_line() {
     // Gutter 3 digits + a space, scrollbar: 95 columns of text.
     let tw = W - 1 - 4;
     let mut want = vec![
-        "  1 first line^M".to_string(),
-        "  2 tab     here^M".to_string(),
-        "  3 bad <FF><FE> utf8 <C3>(^M".to_string(),
+        // CRLF: the \r before \n is not shown (as less); one elsewhere is.
+        "  1 first^Mline".to_string(),
+        "  2 tab     here".to_string(),
+        "  3 bad <FF><FE> utf8 <C3>(".to_string(),
         "  4 nul ^@ esc ^[[31m red bell ^G del ^?".to_string(),
     ];
     let long_rows = wrapped(&long, tw);
@@ -585,7 +586,7 @@ fn view_gzip_crlf_invalid_utf8_control_bytes_and_a_long_line() {
         want.push(format!("{n:>3} {l}"));
     }
     for n in 6..200u64 {
-        want.push(format!("{n:>3} line {n}^M"));
+        want.push(format!("{n:>3} line {n}"));
     }
     want.truncate(ROWS);
     p.expect("inside the long line", &want, "lines 5-");
@@ -602,7 +603,7 @@ fn view_gzip_crlf_invalid_utf8_control_bytes_and_a_long_line() {
     p.keys(&["G"]);
     let last: Vec<String> = (201 - ROWS as u64..=200)
         .map(|n| {
-            let l = format!("line {n}^M");
+            let l = format!("line {n}");
             format!("{n:>3} {}", l.get(tw / 2..).unwrap_or(""))
                 .trim_end()
                 .to_string()
