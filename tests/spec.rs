@@ -2184,6 +2184,10 @@ fn damage_table() {
                 pg[at] = b'2';
             }),
             "D-57" => repage(&mut b, 3, &|pg| pg[5] = 1),
+            "D-58" => resb(&mut b, &|sb| {
+                assert!(sb.has_time_index(), "D-58: V7 has a time index");
+                sb.compat_features &= !format::COMPAT_HEAD_FIRST;
+            }),
             other => panic!("table 9 case {other} has no scenario in tests/spec.rs"),
         }
         let (opened, answers) = if gzip {
@@ -2228,7 +2232,7 @@ fn damage_table() {
             (w, _) => panic!("case {case}: unknown detection point {w:?}"),
         }
     }
-    assert_eq!(seen.len(), 57, "table 9 cases: {seen:?}");
+    assert_eq!(seen.len(), 58, "table 9 cases: {seen:?}");
 }
 
 /// opening a sidecar reads page 0 first, then only the root page
@@ -3503,7 +3507,7 @@ fn head_first_superblock_rules() {
         "`root_page = 1`",
         "`leaf_count = last_leaf − first_leaf + 1`",
         "`last_leaf + 1 = page_count` for a plain source",
-        "`last_leaf + 1 = ap_first_page` for a gzip source",
+        "`last_leaf + 1 = ap_first_page` for a gzip or zstd source",
         "`height = 1`, `first_leaf = last_leaf = 1` and `head_pages = 2`",
         "`height ≥ 2` and `head_pages = first_leaf ≥ 2`",
         "MUST ignore it",

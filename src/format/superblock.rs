@@ -389,6 +389,10 @@ impl Superblock {
             return bad("more checkpoints than lines".into());
         }
         if self.time_page != 0 {
+            // a time index comes only with the head-first layout.
+            if !self.head_first() {
+                return bad("a time index without the head-first layout (R-110)".into());
+            }
             // §12: the time index lies after the line tree's last
             // leaf and before the access-point pages (or the end).
             let end = self.nodes_end();

@@ -397,6 +397,8 @@ pub(crate) fn add_time(
     sink: &mut impl PageSink,
 ) -> Result<()> {
     let at = sb.page_count;
+    // A format new in 1.4 makes the file 1.4.
+    sb.version_minor = sb.version_minor.max(time.minor_version());
     let next = time.finish(end, old, sb.checkpoint_count, sb.page_size, at, sink)?;
     sb.time_page = at;
     sb.compat_features |= format::COMPAT_TIME_INDEX;

@@ -380,6 +380,11 @@ impl TimeBuilder {
         self.heads.reset(end);
     }
 
+    /// The format version its stamp format's name needs (spec R-4).
+    pub(crate) fn minor_version(&self) -> u16 {
+        self.state.stamper.format().minor_version()
+    }
+
     /// Bytes `buf` of the text at offset `base`, in order, without gaps.
     pub(crate) fn feed(&mut self, buf: &[u8], base: u64) -> Result<()> {
         let state = &mut self.state;

@@ -364,7 +364,7 @@ pub(crate) fn write_records(
         sink.write_page(id, &page)?;
         id += 1;
     }
-    sb.version_minor = format::VERSION_MINOR_ZSTD;
+    sb.version_minor = sb.version_minor.max(format::VERSION_MINOR_ZSTD);
     sb.incompat_features |= format::INCOMPAT_ZSTD;
     sb.source_kind = format::SOURCE_KIND_ZSTD;
     sb.page_count = id;

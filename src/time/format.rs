@@ -179,6 +179,20 @@ impl TimeFormat {
         }
     }
 
+    /// The format version that defines this format's name (spec §9): 2
+    /// for the names of 1.2, 4 for those new in 1.4.
+    pub fn minor_version(&self) -> u16 {
+        match self.kind {
+            TimeKind::Iso
+            | TimeKind::Syslog
+            | TimeKind::Clf
+            | TimeKind::EpochSeconds
+            | TimeKind::EpochMillis
+            | TimeKind::Strftime(_) => 2,
+            _ => 4,
+        }
+    }
+
     /// The kind named by [`TimeFormat::name`] (also what `--time-format`
     /// takes: a name, or a `strptime` format with a `%`).
     pub fn kind_of(name: &str) -> Result<TimeKind> {
