@@ -4129,3 +4129,34 @@ fn zstd_damage_is_an_error_never_wrong_text() {
     );
     assert!(refused > 500 && read_fails > 300, "{refused} {read_fails}");
 }
+
+/// Table 26a: every zone abbreviation the spec lists is the
+/// code's, with the offset the table gives, and words that are not zones
+/// (log levels after a stamp) are not.
+#[test]
+fn zone_abbreviations_table() {
+    let s = spec();
+    let t = table(&s, "Zone abbreviations");
+    let (ac, oc) = (t.col("Abbreviations"), t.col("Offset"));
+    let mut n = 0;
+    for r in &t.rows {
+        let offset = match r[oc].trim() {
+            o if o.starts_with("none") => None,
+            o => {
+                let o = o.replace('−', "-");
+                let sign = if o.starts_with('-') { -1 } else { 1 };
+                let (h, m) = o[1..].split_once(':').expect("±HH:MM");
+                Some(sign * (h.parse::<i32>().unwrap() * 3600 + m.parse::<i32>().unwrap() * 60))
+            }
+        };
+        for a in r[ac].split(',') {
+            let a = strip_ticks(a.trim());
+            assert_eq!(lidx::time::abbreviation_offset(&a), Some(offset), "{a}");
+            n += 1;
+        }
+    }
+    assert_eq!(n, 52, "abbreviations in Table 26a");
+    for word in ["INFO", "WARN", "ERR", "LOG", "DEBUG", "Z", "utc"] {
+        assert_eq!(lidx::time::abbreviation_offset(word), None, "{word}");
+    }
+}

@@ -29,6 +29,14 @@ mod strptime;
 pub use expr::parse_expr;
 pub use format::{ISO_WINDOW, TimeFormat, TimeKind};
 pub use readers::Abbr;
+
+/// A zone abbreviation of Table 26a and its offset in seconds (`None`:
+/// several zones use it); `None` for a word that is not one (for the
+/// spec's conformance test).
+#[doc(hidden)]
+pub fn abbreviation_offset(word: &str) -> Option<Option<i32>> {
+    readers::abbreviation(format!(" {word}").as_bytes(), 0).map(|a| a.offset)
+}
 pub use stamper::{Stamper, ZoneConflict};
 pub use strptime::{Place, Strptime};
 

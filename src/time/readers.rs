@@ -45,61 +45,68 @@ pub struct Abbr {
 }
 
 /// The zone abbreviations recognised after a stamp without an offset
-/// each with its offset, or `None` where several zones use it.
-const ABBREVIATIONS: [(&str, Option<i32>); 52] = [
-    ("UTC", Some(0)),
-    ("GMT", Some(0)),
-    ("UT", Some(0)),
-    ("WET", Some(0)),
-    ("WEST", Some(3600)),
-    ("BST", None),
-    ("IST", None),
-    ("CET", Some(3600)),
-    ("CEST", Some(7200)),
-    ("MET", Some(3600)),
-    ("MEST", Some(7200)),
-    ("EET", Some(7200)),
-    ("EEST", Some(10800)),
-    ("MSK", Some(10800)),
-    ("SAST", Some(7200)),
-    ("CAT", Some(7200)),
-    ("EAT", Some(10800)),
-    ("WAT", Some(3600)),
-    ("PKT", Some(18000)),
-    ("ICT", Some(25200)),
-    ("WIB", Some(25200)),
-    ("HKT", Some(28800)),
-    ("SGT", Some(28800)),
-    ("AWST", Some(28800)),
-    ("PHT", Some(28800)),
-    ("JST", Some(32400)),
-    ("KST", Some(32400)),
-    ("ACST", Some(34200)),
-    ("ACDT", Some(37800)),
-    ("AEST", Some(36000)),
-    ("AEDT", Some(39600)),
-    ("NZST", Some(43200)),
-    ("NZDT", Some(46800)),
-    ("HST", Some(-36000)),
-    ("HDT", Some(-32400)),
-    ("AKST", Some(-32400)),
-    ("AKDT", Some(-28800)),
-    ("PST", Some(-28800)),
-    ("PDT", Some(-25200)),
-    ("MST", Some(-25200)),
-    ("MDT", Some(-21600)),
-    ("CST", None),
-    ("CDT", None),
-    ("EST", Some(-18000)),
-    ("EDT", Some(-14400)),
-    ("AST", None),
-    ("ADT", Some(-10800)),
-    ("NST", Some(-12600)),
-    ("NDT", Some(-9000)),
-    ("CHST", Some(36000)),
-    ("SST", None),
-    ("ART", Some(-10800)),
-];
+/// (R-126, Table 26a): each with its offset in seconds, or `None` where
+/// several zones use it. (A `match`: the compiler dispatches on the
+/// length and bytes, so the common miss, a level such as `INFO` after a
+/// stamp, costs a few comparisons.)
+fn zone_offset(word: &[u8]) -> Option<(&'static str, Option<i32>)> {
+    const H: i32 = 3600;
+    Some(match word {
+        b"UTC" => ("UTC", Some(0)),
+        b"GMT" => ("GMT", Some(0)),
+        b"UT" => ("UT", Some(0)),
+        b"WET" => ("WET", Some(0)),
+        b"WEST" => ("WEST", Some(H)),
+        b"CET" => ("CET", Some(H)),
+        b"MET" => ("MET", Some(H)),
+        b"WAT" => ("WAT", Some(H)),
+        b"CEST" => ("CEST", Some(2 * H)),
+        b"MEST" => ("MEST", Some(2 * H)),
+        b"EET" => ("EET", Some(2 * H)),
+        b"SAST" => ("SAST", Some(2 * H)),
+        b"CAT" => ("CAT", Some(2 * H)),
+        b"EEST" => ("EEST", Some(3 * H)),
+        b"MSK" => ("MSK", Some(3 * H)),
+        b"EAT" => ("EAT", Some(3 * H)),
+        b"PKT" => ("PKT", Some(5 * H)),
+        b"ICT" => ("ICT", Some(7 * H)),
+        b"WIB" => ("WIB", Some(7 * H)),
+        b"HKT" => ("HKT", Some(8 * H)),
+        b"SGT" => ("SGT", Some(8 * H)),
+        b"AWST" => ("AWST", Some(8 * H)),
+        b"PHT" => ("PHT", Some(8 * H)),
+        b"JST" => ("JST", Some(9 * H)),
+        b"KST" => ("KST", Some(9 * H)),
+        b"ACST" => ("ACST", Some(9 * H + H / 2)),
+        b"AEST" => ("AEST", Some(10 * H)),
+        b"CHST" => ("CHST", Some(10 * H)),
+        b"ACDT" => ("ACDT", Some(10 * H + H / 2)),
+        b"AEDT" => ("AEDT", Some(11 * H)),
+        b"NZST" => ("NZST", Some(12 * H)),
+        b"NZDT" => ("NZDT", Some(13 * H)),
+        b"HST" => ("HST", Some(-10 * H)),
+        b"HDT" => ("HDT", Some(-9 * H)),
+        b"AKST" => ("AKST", Some(-9 * H)),
+        b"AKDT" => ("AKDT", Some(-8 * H)),
+        b"PST" => ("PST", Some(-8 * H)),
+        b"PDT" => ("PDT", Some(-7 * H)),
+        b"MST" => ("MST", Some(-7 * H)),
+        b"MDT" => ("MDT", Some(-6 * H)),
+        b"EST" => ("EST", Some(-5 * H)),
+        b"EDT" => ("EDT", Some(-4 * H)),
+        b"ADT" => ("ADT", Some(-3 * H)),
+        b"ART" => ("ART", Some(-3 * H)),
+        b"NST" => ("NST", Some(-3 * H - H / 2)),
+        b"NDT" => ("NDT", Some(-2 * H - H / 2)),
+        b"BST" => ("BST", None),
+        b"IST" => ("IST", None),
+        b"CST" => ("CST", None),
+        b"CDT" => ("CDT", None),
+        b"AST" => ("AST", None),
+        b"SST" => ("SST", None),
+        _ => return None,
+    })
+}
 
 /// A known zone abbreviation at `b[at..]` after one space, ending at a byte
 /// that is not an ASCII letter (or the end).
@@ -112,11 +119,7 @@ pub(crate) fn abbreviation(b: &[u8], at: usize) -> Option<Abbr> {
     if !(2..=4).contains(&n) {
         return None;
     }
-    let word = &word[..n];
-    ABBREVIATIONS
-        .iter()
-        .find(|(name, _)| name.as_bytes() == word)
-        .map(|&(name, offset)| Abbr { name, offset })
+    zone_offset(&word[..n]).map(|(name, offset)| Abbr { name, offset })
 }
 
 pub(crate) fn month_of(b: &[u8]) -> Option<u32> {
