@@ -4151,7 +4151,7 @@ fn zone_abbreviations_table() {
         };
         for a in r[ac].split(',') {
             let a = strip_ticks(a.trim());
-            assert_eq!(lidx::time::abbreviation_offset(&a), Some(offset), "{a}");
+            assert_eq!(lidx::time::abbreviation_offset(a), Some(offset), "{a}");
             n += 1;
         }
     }
