@@ -61,6 +61,7 @@ mod threads;
 mod time;
 mod timelogs;
 mod view;
+mod view_habits;
 mod view_long_lines;
 mod view_pipe;
 mod view_signals;

@@ -23,7 +23,7 @@ impl App {
             self.exec(Op::Settle);
         }
         let (text, complete, shown) = self.compose();
-        let status = self.status(&shown);
+        let (said, status) = self.status(&shown);
         let scrollbar = self.scrollbar(&shown);
         let cursor = self
             .prompt
@@ -39,6 +39,14 @@ impl App {
                 f.render_widget(Paragraph::new(scrollbar), bar_area);
                 let status_area = Rect::new(0, h.saturating_sub(1), w, 1.min(h));
                 f.render_widget(Paragraph::new(status), status_area);
+                // A message too long for the status row: its rows over the
+                // last rows of text, the whole width.
+                let k = (said.len() as u16).min(h.saturating_sub(2));
+                if k > 0 {
+                    let said_area = Rect::new(0, h - 1 - k, w, k);
+                    f.render_widget(ratatui::widgets::Clear, said_area);
+                    f.render_widget(Paragraph::new(said), said_area);
+                }
                 if let Some(x) = cursor {
                     f.set_cursor_position((x.min(w.saturating_sub(1)), h.saturating_sub(1)));
                 }
@@ -228,7 +236,10 @@ impl App {
             .collect()
     }
 
-    pub(super) fn status(&self, shown: &Shown) -> Line<'static> {
+    /// The status row, and the rows of a message that does not fit in it
+    /// (wider than the screen, or of several lines), wrapped at the
+    /// screen's width.
+    pub(super) fn status(&self, shown: &Shown) -> (Vec<Line<'static>>, Line<'static>) {
         if let Some(p) = &self.prompt {
             let c = match p.kind {
                 PromptKind::Colon => ':',
@@ -236,13 +247,40 @@ impl App {
                 PromptKind::Search(true) => '?',
                 PromptKind::Filter => '&',
             };
-            return Line::from(format!("{c}{}", p.text));
+            return (Vec::new(), Line::from(format!("{c}{}", p.text)));
         }
+        let info = self.position(shown);
+        let style = Style::default().add_modifier(Modifier::REVERSED);
+        let width = self.size.0 as usize;
+        let Some(m) = &self.message else {
+            return (Vec::new(), Line::from(Span::styled(info, style)));
+        };
+        // The message whole on the status row, the position after it
+        // (cut at the edge when it does not fit).
+        if !m.contains('\n') && m.chars().count() <= width {
+            let one: String = format!("{m}  {info}").chars().take(width).collect();
+            return (Vec::new(), Line::from(Span::styled(one, style)));
+        }
+        let mut rows = Vec::new();
+        for line in m.lines() {
+            let chars: Vec<char> = line.chars().collect();
+            for piece in chars.chunks(width.max(1)) {
+                rows.push(Line::from(Span::styled(
+                    piece.iter().collect::<String>(),
+                    Style::default().add_modifier(Modifier::BOLD),
+                )));
+            }
+            if chars.is_empty() {
+                rows.push(Line::from(""));
+            }
+        }
+        (rows, Line::from(Span::styled(info, style)))
+    }
+
+    /// The status row without a message: the file, the lines shown, what
+    /// runs.
+    fn position(&self, shown: &Shown) -> String {
         let mut s = String::new();
-        if let Some(m) = &self.message {
-            s.push_str(m);
-            s.push_str("  ");
-        }
         s.push_str(&self.name);
         let total = self.line_count();
         match (shown.first, shown.last) {
@@ -309,10 +347,7 @@ impl App {
         if !self.complete && self.index.is_some() && !self.pending.is_empty() {
             s.push_str(" ...");
         }
-        Line::from(Span::styled(
-            s,
-            Style::default().add_modifier(Modifier::REVERSED),
-        ))
+        s
     }
 }
 

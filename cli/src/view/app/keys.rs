@@ -300,7 +300,7 @@ impl App {
                 } else {
                     p.text
                 };
-                match self.compile(&pattern) {
+                match self.compile(&pattern, if backward { '?' } else { '/' }) {
                     Ok(m) => {
                         self.search = Some((pattern, m, backward));
                         self.last_match = None;
@@ -314,7 +314,7 @@ impl App {
                     self.set_filter(None);
                     self.message = Some("filter off".into());
                 } else {
-                    match self.compile(&p.text) {
+                    match self.compile(&p.text, '&') {
                         Ok(m) => self.set_filter(Some((p.text, m))),
                         Err(e) => self.message = Some(e),
                     }

@@ -32,21 +32,23 @@ pub(super) struct Running {
 }
 
 impl App {
-    pub(super) fn compile(&self, pattern: &str) -> Result<Arc<Finder>, String> {
+    /// The pattern typed after `prompt` (`/`, `?`, `&`), compiled; an
+    /// error is said about that pattern (see [`pattern_error`]).
+    pub(super) fn compile(&self, pattern: &str, prompt: char) -> Result<Arc<Finder>, String> {
         Finder::new(pattern, &self.mopts)
             .map(Arc::new)
-            .map_err(|e| e.to_string())
+            .map_err(|e| pattern_error(pattern, prompt, &e.to_string()))
     }
 
     /// The options changed: the search and the filter are compiled again.
     pub(super) fn recompile(&mut self) {
         if let Some((s, _, b)) = self.search.take()
-            && let Ok(m) = self.compile(&s)
+            && let Ok(m) = self.compile(&s, '/')
         {
             self.search = Some((s, m, b));
         }
         if let Some(f) = self.filter.take() {
-            let m = self.compile(&f.pattern);
+            let m = self.compile(&f.pattern, '&');
             self.set_filter(m.ok().map(|m| (f.pattern, m)));
         }
     }
@@ -208,6 +210,46 @@ impl App {
     }
 }
 
+/// A regex error as the user can read it. The matcher compiles the
+/// pattern inside a group of its own, `(?:PATTERN)`, and its message
+/// (one line, from regex-syntax's: `regex parse error: (?:PATTERN) ^
+/// error: WHAT`) shows that and a caret under a column of it. Said here:
+/// `invalid pattern: WHAT`, then the pattern as typed after its prompt
+/// and, when the caret falls inside the user's pattern, the caret under
+/// the same character. (A caret on the group's own parentheses, as for
+/// an unclosed group, points at nothing the user typed: then none.)
+pub(super) fn pattern_error(pattern: &str, prompt: char, msg: &str) -> String {
+    let Some((_, rest)) = msg.split_once("regex parse error:") else {
+        return msg.to_string();
+    };
+    let Some(at) = rest.rfind(" error: ") else {
+        return msg.to_string();
+    };
+    let what = rest[at + " error: ".len()..].trim();
+    let mut out = format!("invalid pattern: {what}\n{prompt}{pattern}");
+    // The pattern's row and the caret's row, joined by a space, each
+    // indented by 4 (the caret's row further by the caret's column).
+    let shown = rest[..at].trim_end();
+    let body = shown.trim_end_matches('^');
+    let carets = shown.len() - body.len();
+    let spaces = body.len() - body.trim_end().len();
+    let wrapped = body.trim();
+    if carets == 0 || spaces < 5 {
+        return out;
+    }
+    let column = spaces - 5;
+    if let Some(o) = wrapped.find(pattern).map(|o| wrapped[..o].chars().count())
+        && column >= o
+        && column + carets <= o + pattern.chars().count()
+        && !pattern.is_empty()
+    {
+        out.push('\n');
+        out.push_str(&" ".repeat(1 + column - o));
+        out.push_str(&"^".repeat(carets));
+    }
+    out
+}
+
 /// `n` with thousands separated: 1,234,567.
 pub(super) fn thousands(n: u64) -> String {
     let digits = n.to_string();
@@ -223,6 +265,34 @@ pub(super) fn thousands(n: u64) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_pattern_error_shows_the_pattern_and_a_caret_under_it() {
+        let opts = lidx::search::MatcherOptions::default();
+        let err = |p: &str| {
+            let e = crate::view::find::Finder::new(p, &opts).unwrap_err();
+            super::pattern_error(p, '/', &e.to_string())
+        };
+        // A caret under the character at fault, none when the fault is
+        // the matcher's own group.
+        assert_eq!(
+            err("*ab"),
+            "invalid pattern: repetition operator missing expression\n/*ab\n ^"
+        );
+        assert_eq!(
+            err("a{2,1}"),
+            "invalid pattern: invalid repetition count range, the start must be <= the end\n/a{2,1}\n  ^^^^^"
+        );
+        assert_eq!(
+            err("x[z-a]"),
+            "invalid pattern: invalid character class range, the start must be <= the end\n/x[z-a]\n   ^^^"
+        );
+        assert_eq!(err("a("), "invalid pattern: unclosed group\n/a(");
+        assert_eq!(err("a)"), "invalid pattern: unopened group\n/a)");
+        for p in ["a(", "*ab", "x[z-a]", "\\p{Nope}", "a{2,1}", "ab\\"] {
+            assert!(!err(p).contains("(?:"), "{p}: {}", err(p));
+        }
+    }
+
     #[test]
     fn thousands_are_separated() {
         for (n, s) in [
