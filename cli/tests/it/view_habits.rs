@@ -92,3 +92,42 @@ fn view_messages_use_the_terminal_width() {
     p.keys(&["q"]);
     quits(&p, 0);
 }
+
+/// `h` (and `H`) opens a help screen listing every key, `:@T` and `''`
+/// included; it scrolls, and `q` or `Esc` closes it (the viewer goes on
+/// where it was).
+#[test]
+fn view_h_opens_a_help_screen() {
+    if !tools() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("app.log");
+    std::fs::write(&f, log(500)).unwrap();
+    let Some(p) = Pane::start_sized(dir.path(), "--line 100 app.log", 100, 20, &[]) else {
+        return;
+    };
+    let at_100 = numbered(&sed(&f, 100, 118), 3, 19);
+    p.expect("line 100", &at_100, "/500");
+    for (open, close) in [("h", "q"), ("H", "Escape")] {
+        p.keys(&[open]);
+        let s = p.wait("help", |s| {
+            s[0].starts_with("Keys of lidx view") && s[rows_of(s)].contains("q or Esc closes")
+        });
+        assert!(s.iter().any(|l| l.contains(":@T")), "{}", s.join("\n"));
+        // The rest of it, a page down.
+        p.keys(&["Space"]);
+        let s = p.wait("help, page 2", |s| s[rows_of(s)].contains("(END)"));
+        for key in ["''", "mx", "-S", "^Z", "q  Q  ZZ  :q"] {
+            assert!(
+                s.iter().any(|l| l.trim_start().starts_with(key)),
+                "{key}: {}",
+                s.join("\n")
+            );
+        }
+        p.keys(&[close]);
+        p.expect("closed", &at_100, "lines 100-");
+    }
+    p.keys(&["q"]);
+    quits(&p, 0);
+}

@@ -24,6 +24,13 @@ impl App {
         }
         let (text, complete, shown) = self.compose();
         let (said, status) = self.status(&shown);
+        let (text, said, status) = match self.help {
+            Some(top) => {
+                let (rows, status) = self.help_screen(top);
+                (rows, Vec::new(), status)
+            }
+            None => (text, said, status),
+        };
         let scrollbar = self.scrollbar(&shown);
         let cursor = self
             .prompt

@@ -68,21 +68,27 @@ impl App {
 
     /// Keys that work on the head of the file while it is indexed.
     pub(super) fn early_key(&self, k: &KeyEvent) -> bool {
-        self.prompt.is_none()
-            && self.prefix.is_none()
-            && matches!(
-                k.code,
-                KeyCode::Char('j' | 'k' | 'e' | 'y' | ' ' | 'f' | 'b' | 'd' | 'u' | 'q' | 'Q')
-                    | KeyCode::Down
-                    | KeyCode::Up
-                    | KeyCode::PageDown
-                    | KeyCode::PageUp
-                    | KeyCode::Enter
-                    | KeyCode::Esc
-            )
+        self.help.is_some()
+            || self.prompt.is_none()
+                && self.prefix.is_none()
+                && matches!(
+                    k.code,
+                    KeyCode::Char(
+                        'j' | 'k' | 'e' | 'y' | ' ' | 'f' | 'b' | 'd' | 'u' | 'q' | 'Q' | 'h' | 'H'
+                    ) | KeyCode::Down
+                        | KeyCode::Up
+                        | KeyCode::PageDown
+                        | KeyCode::PageUp
+                        | KeyCode::Enter
+                        | KeyCode::Esc
+                )
     }
 
     pub(super) fn key(&mut self, k: KeyEvent) {
+        if self.help.is_some() {
+            self.help_key(k);
+            return;
+        }
         if let Some(stop) = self.following.take() {
             // Any key stops following; q also quits.
             stop.store(true, Ordering::SeqCst);
@@ -151,11 +157,7 @@ impl App {
             KeyCode::Char('N') => self.repeat_search(true),
             KeyCode::Char(c @ ('m' | '\'' | '-' | 'Z')) => self.prefix = Some(c),
             KeyCode::Char('F') => self.follow(),
-            KeyCode::Char('h' | 'H') => {
-                self.message = Some(
-                    "keys: j k f b d u g G :N N% / ? n N &pat F m' -N -S -i -w arrows q".into(),
-                )
-            }
+            KeyCode::Char('h' | 'H') => self.open_help(),
             KeyCode::Right => self.scroll_sideways(true),
             KeyCode::Left => self.scroll_sideways(false),
             KeyCode::Esc => self.cancel(),

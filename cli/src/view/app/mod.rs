@@ -11,10 +11,12 @@
 //! This file holds the state and the event loop; the rest is by concern:
 //! [`model`] (the position, what is held, the moves), [`keys`] (keys, the
 //! mouse, the prompt), [`search`] (searches and the filter as the UI sees
-//! them), [`grow`] (a file that grows) and [`draw`] (the frames).
+//! them), [`grow`] (a file that grows), [`help`] (the help screen) and
+//! [`draw`] (the frames).
 
 mod draw;
 mod grow;
+mod help;
 mod keys;
 mod model;
 mod search;
@@ -73,6 +75,8 @@ struct App {
     prompt: Option<Prompt>,
     message: Option<String>,
     following: Option<Arc<AtomicBool>>,
+    /// The help screen is shown, from this row of it.
+    help: Option<usize>,
     /// Standard input's spool (`lidx view -`).
     pipe: Option<grow::Pipe>,
     locate_token: u64,
@@ -158,6 +162,7 @@ pub fn run(a: ViewArgs) -> lidx::Result<super::Status> {
         message: None,
         following: None,
         pipe: None,
+        help: None,
         locate_token: 0,
         locating: false,
         quit: false,
