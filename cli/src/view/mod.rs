@@ -74,6 +74,11 @@ pub struct ViewArgs {
     /// No line numbers; `-N` in the viewer toggles them.
     #[arg(long)]
     no_line_numbers: bool,
+    /// Show colour escape sequences (SGR, `ESC [ ... m`) as colours, as
+    /// `less -R` does; any other escape stays shown as `^[`. `-R` in the
+    /// viewer toggles it.
+    #[arg(short = 'R', long)]
+    raw_control_chars: bool,
     #[command(flatten)]
     opts: QueryOpts,
 }

@@ -10,11 +10,16 @@
 //! - a character that is a control (C1), of zero width (combining marks,
 //!   bidirectional overrides, a byte-order mark) or unassigned is shown as
 //!   `<U+XXXX>`;
-//! - other characters take their width in cells (1, or 2 for wide ones).
+//! - other characters take their width in cells (1, or 2 for wide ones);
+//! - with `-R` (as less's), a colour sequence, `ESC [ params m` (SGR), is
+//!   not shown: it styles what follows on the line (colours, bold, dim,
+//!   italic, underline, reverse…) through ratatui's styles; every other
+//!   escape sequence is still shown escaped.
 //!
 //! So a row of cells never holds an escape sequence, never moves the
 //! cursor, and its width is exact. No I/O here.
 
+use ratatui::style::{Color, Modifier, Style};
 use std::ops::Range;
 
 /// Tab stops every 8 columns.
@@ -33,6 +38,8 @@ pub enum Shape {
     Byte(u8),
     /// A character shown by its code point (`<U+0085>`).
     Code(char),
+    /// A colour sequence (`-R`): no cells, a style for what follows.
+    Sgr,
 }
 
 /// One unit: its shape and the bytes of the line it stands for.
@@ -54,6 +61,7 @@ impl Unit {
             Shape::Caret(_) => 2,
             Shape::Byte(_) => 4,
             Shape::Code(c) => format!("{:X}", c as u32).len().max(4) + 4,
+            Shape::Sgr => 0,
         }
     }
 
@@ -82,6 +90,7 @@ impl Unit {
                 out.extend(std::iter::repeat_n(' ', width));
                 return;
             }
+            Shape::Sgr => return,
             Shape::Caret(b) => format!("^{}", (b ^ 0x40) as char),
             Shape::Byte(b) => format!("<{b:02X}>"),
             Shape::Code(c) => format!("<U+{:04X}>", c as u32),
@@ -90,13 +99,35 @@ impl Unit {
     }
 }
 
-/// The units of `line` (its bytes without the `\n` terminator).
-pub fn units(line: &[u8]) -> Vec<Unit> {
+/// The length of the colour sequence (`ESC [ digits ; : m`) at the
+/// start of `bytes`, if there is one.
+fn sgr_len(bytes: &[u8]) -> Option<usize> {
+    if !bytes.starts_with(b"\x1b[") {
+        return None;
+    }
+    let params = bytes[2..]
+        .iter()
+        .take(64)
+        .take_while(|b| b.is_ascii_digit() || **b == b';' || **b == b':')
+        .count();
+    (bytes.get(2 + params) == Some(&b'm')).then_some(3 + params)
+}
+
+/// The units of `line` (its bytes without the `\n` terminator); with
+/// `ansi`, colour sequences are [`Shape::Sgr`] units.
+pub fn units(line: &[u8], ansi: bool) -> Vec<Unit> {
     let mut out = Vec::with_capacity(line.len());
     let mut i = 0usize;
     while i < line.len() {
         let b = line[i];
-        let (shape, len) = if b < 0x80 {
+        let sgr = if ansi && b == 0x1b {
+            sgr_len(&line[i..])
+        } else {
+            None
+        };
+        let (shape, len) = if let Some(n) = sgr {
+            (Shape::Sgr, n)
+        } else if b < 0x80 {
             let shape = match b {
                 b'\t' => Shape::Tab,
                 0..=0x1f | 0x7f => Shape::Caret(b),
@@ -139,6 +170,66 @@ pub struct Seg {
     pub text: String,
     pub escape: bool,
     pub highlight: bool,
+    /// The colours of `-R` (the default style without).
+    pub style: Style,
+}
+
+/// `style` changed by the colour sequence `seq` (`ESC [ params m`).
+pub fn sgr(seq: &[u8], style: Style) -> Style {
+    let params = seq.get(2..seq.len().saturating_sub(1)).unwrap_or(&[]);
+    let mut codes = params.split(|&b| b == b';' || b == b':').map(|p| {
+        std::str::from_utf8(p)
+            .ok()
+            .and_then(|s| s.parse::<u32>().ok())
+            .unwrap_or(0)
+    });
+    let mut s = style;
+    let mut any = false;
+    while let Some(c) = codes.next() {
+        any = true;
+        s = match c {
+            0 => Style::default(),
+            1 => s.add_modifier(Modifier::BOLD),
+            2 => s.add_modifier(Modifier::DIM),
+            3 => s.add_modifier(Modifier::ITALIC),
+            4 => s.add_modifier(Modifier::UNDERLINED),
+            5 | 6 => s.add_modifier(Modifier::SLOW_BLINK),
+            7 => s.add_modifier(Modifier::REVERSED),
+            8 => s.add_modifier(Modifier::HIDDEN),
+            9 => s.add_modifier(Modifier::CROSSED_OUT),
+            21 | 22 => s.remove_modifier(Modifier::BOLD | Modifier::DIM),
+            23 => s.remove_modifier(Modifier::ITALIC),
+            24 => s.remove_modifier(Modifier::UNDERLINED),
+            25 => s.remove_modifier(Modifier::SLOW_BLINK),
+            27 => s.remove_modifier(Modifier::REVERSED),
+            28 => s.remove_modifier(Modifier::HIDDEN),
+            29 => s.remove_modifier(Modifier::CROSSED_OUT),
+            30..=37 => s.fg(Color::Indexed((c - 30) as u8)),
+            39 => Style { fg: None, ..s },
+            40..=47 => s.bg(Color::Indexed((c - 40) as u8)),
+            49 => Style { bg: None, ..s },
+            90..=97 => s.fg(Color::Indexed((c - 90 + 8) as u8)),
+            100..=107 => s.bg(Color::Indexed((c - 100 + 8) as u8)),
+            38 | 48 => {
+                let color = match codes.next() {
+                    Some(5) => codes.next().map(|n| Color::Indexed(n.min(255) as u8)),
+                    Some(2) => {
+                        let mut c = || codes.next().unwrap_or(0).min(255) as u8;
+                        let (r, g, b) = (c(), c(), c());
+                        Some(Color::Rgb(r, g, b))
+                    }
+                    _ => None,
+                };
+                match (c, color) {
+                    (38, Some(col)) => s.fg(col),
+                    (_, Some(col)) => s.bg(col),
+                    _ => s,
+                }
+            }
+            _ => s,
+        };
+    }
+    if any { s } else { Style::default() }
 }
 
 /// One screen row of a line: its segments and width in cells.
@@ -151,11 +242,11 @@ pub struct Row {
 }
 
 impl Row {
-    fn push(&mut self, u: &Unit, skip: usize, width: usize, highlight: bool) {
+    fn push(&mut self, u: &Unit, skip: usize, width: usize, highlight: bool, style: Style) {
         self.first_byte.get_or_insert(u.start);
         let escape = u.is_escape();
         match self.segs.last_mut() {
-            Some(s) if s.escape == escape && s.highlight == highlight => {
+            Some(s) if s.escape == escape && s.highlight == highlight && s.style == style => {
                 u.push_text(&mut s.text, skip, width)
             }
             _ => {
@@ -165,6 +256,7 @@ impl Row {
                     text,
                     escape,
                     highlight,
+                    style,
                 });
             }
         }
@@ -182,6 +274,7 @@ impl Row {
                 text: t,
                 escape: true,
                 highlight: false,
+                style: Style::default(),
             });
         }
     }
@@ -202,6 +295,8 @@ pub struct Layout {
     pub wrap: bool,
     /// Chop mode: the first column shown.
     pub hscroll: usize,
+    /// Colour sequences as colours (`-R`).
+    pub ansi: bool,
 }
 
 /// Marks a line held only in part: the bytes after what is shown.
@@ -232,12 +327,18 @@ pub fn row_count(line: &[u8], marker: Option<&str>, l: &Layout) -> usize {
     if marker.is_none() && line.iter().all(|b| (0x20..0x7f).contains(b)) {
         return line.len().div_ceil(l.width.max(1)).max(1);
     }
-    rows(&units(line), marker, &[], l).len()
+    rows(line, &units(line, l.ansi), marker, &[], l).len()
 }
 
-/// Lays `units` out in rows (at least one). `marker` (a line cut short)
-/// follows the last unit; `hits` are byte ranges to highlight.
-pub fn rows(units: &[Unit], marker: Option<&str>, hits: &[Range<usize>], l: &Layout) -> Vec<Row> {
+/// Lays `units` of `line` out in rows (at least one). `marker` (a line cut
+/// short) follows the last unit; `hits` are byte ranges to highlight.
+pub fn rows(
+    line: &[u8],
+    units: &[Unit],
+    marker: Option<&str>,
+    hits: &[Range<usize>],
+    l: &Layout,
+) -> Vec<Row> {
     let width = l.width.max(1);
     let lit = |u: &Unit| {
         let (a, b) = (u.start as usize, u.start as usize + u.len as usize);
@@ -245,23 +346,29 @@ pub fn rows(units: &[Unit], marker: Option<&str>, hits: &[Range<usize>], l: &Lay
     };
     let mut out = vec![Row::default()];
     let mut col = 0usize; // column in the whole line
+    let mut style = Style::default();
+    let seq = |u: &Unit| &line[u.start as usize..u.start as usize + u.len as usize];
     if l.wrap {
         for u in units {
+            if u.shape == Shape::Sgr {
+                style = sgr(seq(u), style);
+                continue;
+            }
             let w = u.width(col);
             let row = out.last_mut().expect("one row");
             let room = width - row.width;
             if w <= room {
-                row.push(u, 0, w, lit(u));
+                row.push(u, 0, w, lit(u), style);
             } else if matches!(u.shape, Shape::Tab) {
                 // A tab ends its row.
-                row.push(u, 0, room, lit(u));
+                row.push(u, 0, room, lit(u), style);
                 out.push(Row::default());
             } else if row.width == 0 {
                 // Wider than a whole row: what fits.
-                row.push(u, 0, width, lit(u));
+                row.push(u, 0, width, lit(u), style);
             } else {
                 let mut next = Row::default();
-                next.push(u, 0, w.min(width), lit(u));
+                next.push(u, 0, w.min(width), lit(u), style);
                 out.push(next);
             }
             col += w;
@@ -283,10 +390,14 @@ pub fn rows(units: &[Unit], marker: Option<&str>, hits: &[Range<usize>], l: &Lay
         let (from, to) = (l.hscroll, l.hscroll + width);
         let row = &mut out[0];
         for u in units {
+            if u.shape == Shape::Sgr {
+                style = sgr(seq(u), style);
+                continue;
+            }
             let w = u.width(col);
             let (a, b) = (col.max(from), (col + w).min(to));
             if a < b {
-                row.push(u, a - col, b - a, lit(u));
+                row.push(u, a - col, b - a, lit(u), style);
             }
             col += w;
             if col >= to {
@@ -317,8 +428,9 @@ mod tests {
             width,
             wrap,
             hscroll: 0,
+            ansi: false,
         };
-        rows(&units(line), None, &[], &l)
+        rows(line, &units(line, false), None, &[], &l)
             .iter()
             .map(Row::text)
             .collect()
@@ -328,18 +440,20 @@ mod tests {
     fn row_count_is_the_rows_laid_out() {
         let lines: [&[u8]; 6] = [b"", b"abc", b"a\tb", b"caf\xc3\xa9 \xff", b"\x1b[1m", b"x"];
         for width in 1..12 {
-            let l = Layout {
-                width,
-                wrap: true,
-                hscroll: 0,
-            };
             for n in 0..40 {
                 let ascii = vec![b'q'; n];
                 for line in lines.iter().copied().chain([&ascii[..]]) {
-                    for marker in [None, Some("[+5 bytes]")] {
+                    for (marker, ansi) in [(None, false), (Some("[+5 bytes]"), false), (None, true)]
+                    {
+                        let l = Layout {
+                            width,
+                            wrap: true,
+                            hscroll: 0,
+                            ansi,
+                        };
                         assert_eq!(
                             row_count(line, marker, &l),
-                            rows(&units(line), marker, &[], &l).len(),
+                            rows(line, &units(line, ansi), marker, &[], &l).len(),
                             "{line:?} width {width} marker {marker:?}"
                         );
                     }
@@ -386,17 +500,25 @@ mod tests {
             width: 4,
             wrap: false,
             hscroll: 2,
+            ansi: false,
         };
-        let r = rows(&units(b"ab\x01cdefg"), None, &[], &l);
+        let r = rows(b"ab\x01cdefg", &units(b"ab\x01cdefg", false), None, &[], &l);
         assert_eq!(r[0].text(), "^Acd");
-        let r = rows(&units(b"abcdef"), Some("[+9 bytes]"), &[], &l);
+        let r = rows(
+            b"abcdef",
+            &units(b"abcdef", false),
+            Some("[+9 bytes]"),
+            &[],
+            &l,
+        );
         assert_eq!(r[0].text(), "cdef");
         let l = Layout {
             width: 20,
             wrap: false,
             hscroll: 0,
+            ansi: false,
         };
-        let r = rows(&units(b"abc"), Some("[+9 bytes]"), &[], &l);
+        let r = rows(b"abc", &units(b"abc", false), Some("[+9 bytes]"), &[], &l);
         assert_eq!(r[0].text(), "abc[+9 bytes]");
     }
 
@@ -406,14 +528,115 @@ mod tests {
             width: 20,
             wrap: true,
             hscroll: 0,
+            ansi: false,
         };
         let hits = [std::ops::Range { start: 2, end: 4 }];
-        let r = rows(&units(b"xxabyy"), None, &hits, &l);
+        let r = rows(b"xxabyy", &units(b"xxabyy", false), None, &hits, &l);
         let lit: Vec<_> = r[0]
             .segs
             .iter()
             .map(|s| (s.text.as_str(), s.highlight))
             .collect();
         assert_eq!(lit, [("xx", false), ("ab", true), ("yy", false)]);
+    }
+
+    #[test]
+    fn colour_sequences_style_what_follows_with_r() {
+        let line =
+            b"\x1b[31mred\x1b[0m plain \x1b[1;38;5;42mbold\x1b[22;39m x \x1b]0;t\x07 \x1b[2J";
+        let l = Layout {
+            width: 80,
+            wrap: true,
+            hscroll: 0,
+            ansi: true,
+        };
+        let r = rows(line, &units(line, true), None, &[], &l);
+        let segs: Vec<_> = r[0]
+            .segs
+            .iter()
+            .map(|s| (s.text.as_str(), s.style, s.escape))
+            .collect();
+        let red = Style::default().fg(Color::Indexed(1));
+        let bold = Style::default()
+            .add_modifier(Modifier::BOLD)
+            .fg(Color::Indexed(42));
+        assert_eq!(
+            segs,
+            [
+                ("red", red, false),
+                (" plain ", Style::default(), false),
+                ("bold", bold, false),
+                (
+                    " x ",
+                    Style {
+                        fg: None,
+                        ..bold.remove_modifier(Modifier::BOLD | Modifier::DIM)
+                    },
+                    false
+                ),
+                // Not colours: still escaped (an OSC, a screen clear).
+                (
+                    "^[",
+                    Style {
+                        fg: None,
+                        ..bold.remove_modifier(Modifier::BOLD | Modifier::DIM)
+                    },
+                    true
+                ),
+                (
+                    "]0;t",
+                    Style {
+                        fg: None,
+                        ..bold.remove_modifier(Modifier::BOLD | Modifier::DIM)
+                    },
+                    false
+                ),
+                (
+                    "^G",
+                    Style {
+                        fg: None,
+                        ..bold.remove_modifier(Modifier::BOLD | Modifier::DIM)
+                    },
+                    true
+                ),
+                (
+                    " ",
+                    Style {
+                        fg: None,
+                        ..bold.remove_modifier(Modifier::BOLD | Modifier::DIM)
+                    },
+                    false
+                ),
+                (
+                    "^[",
+                    Style {
+                        fg: None,
+                        ..bold.remove_modifier(Modifier::BOLD | Modifier::DIM)
+                    },
+                    true
+                ),
+                (
+                    "[2J",
+                    Style {
+                        fg: None,
+                        ..bold.remove_modifier(Modifier::BOLD | Modifier::DIM)
+                    },
+                    false
+                ),
+            ]
+        );
+        // Without -R, as before: every ESC shown.
+        let r = rows(
+            line,
+            &units(line, false),
+            None,
+            &[],
+            &Layout { ansi: false, ..l },
+        );
+        assert!(
+            r[0].text().starts_with("^[[31mred^[[0m plain"),
+            "{}",
+            r[0].text()
+        );
     }
 }

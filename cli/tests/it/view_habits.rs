@@ -131,3 +131,53 @@ fn view_h_opens_a_help_screen() {
     p.keys(&["q"]);
     quits(&p, 0);
 }
+
+/// `-R` (as `less -R`): colour sequences style the text instead of
+/// showing as `^[[31m`, other escapes still show escaped; `-R` in the
+/// viewer toggles it.
+#[test]
+fn view_r_shows_colour_sequences_as_colours() {
+    if !tools() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("colour.log"),
+        b"\x1b[31mred\x1b[0m plain \x1b[1;32mgreen\x1b[0m\nosc \x1b]0;title\x07 end\n",
+    )
+    .unwrap();
+    let Some(p) = Pane::start(dir.path(), "-R colour.log") else {
+        return;
+    };
+    let shown = p.wait("colours", |s| {
+        s[0].starts_with("1 red plain green") && s[rows_of(s)].contains("/2")
+    });
+    assert!(
+        shown[1].starts_with("2 osc ^[]0;title^G end"),
+        "{}",
+        shown.join("\n")
+    );
+    // The pane's cells have the colours: red (1), then bold green (2).
+    let styled = p.tmux(&["capture-pane", "-p", "-e", "-t", "0"]);
+    let row = styled.lines().next().unwrap();
+    let red = row.find("red").unwrap();
+    let green = row.find("green").unwrap();
+    assert!(
+        row[..red].contains("31m") || row[..red].contains("38;5;1m"),
+        "{row:?}"
+    );
+    assert!(
+        row[red..green].contains("32m") || row[red..green].contains("38;5;2m"),
+        "{row:?}"
+    );
+    assert!(!row.contains("^["), "{row:?}");
+    // Toggled off: escaped again.
+    p.keys(&["-", "R"]);
+    p.wait("escaped", |s| {
+        s[0].starts_with("1 ^[[31mred^[[0m plain ^[[1;32mgreen^[[0m")
+    });
+    p.keys(&["-", "R"]);
+    p.wait("colours again", |s| s[0].starts_with("1 red plain green"));
+    p.keys(&["q"]);
+    quits(&p, 0);
+}

@@ -141,8 +141,13 @@ impl App {
             let bytes = h.line(i);
             let hits = self.hits(bytes);
             let marker = Self::marker(h.more(i));
-            let rows: Vec<Row> =
-                render::rows(&render::units(bytes), marker.as_deref(), &hits, &layout);
+            let rows: Vec<Row> = render::rows(
+                bytes,
+                &render::units(bytes, layout.ansi),
+                marker.as_deref(),
+                &hits,
+                &layout,
+            );
             for (k, row) in rows.into_iter().enumerate().skip(skip) {
                 if out.len() >= rows_wanted {
                     break;
@@ -162,7 +167,7 @@ impl App {
                     } else if s.escape {
                         escape
                     } else {
-                        Style::default()
+                        s.style
                     };
                     spans.push(Span::styled(s.text, style));
                 }

@@ -55,6 +55,10 @@ const KEYS: &[(&str, &str)] = &[
     ("-S", "wrap or chop long lines"),
     ("-i", "ignore case in searches and the filter"),
     ("-w", "whole words in searches and the filter"),
+    (
+        "-R",
+        "colour sequences (ESC [ ... m) as colours, not ^[ (as less -R)",
+    ),
     ("", "Other"),
     ("F", "follow the file as it grows (any key stops)"),
     ("^L", "clear the message"),

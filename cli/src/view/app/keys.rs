@@ -186,6 +186,18 @@ impl App {
                 Some(&p) => self.exec(Op::To(p)),
                 None => self.message = Some(format!("mark {c} not set")),
             },
+            ('-', 'R') => {
+                self.ansi = !self.ansi;
+                self.message = Some(
+                    if self.ansi {
+                        "colour sequences shown as colours"
+                    } else {
+                        "colour sequences shown escaped"
+                    }
+                    .into(),
+                );
+                self.exec(Op::Settle);
+            }
             ('-', 'N') => {
                 self.numbers = !self.numbers;
                 self.exec(Op::Settle);

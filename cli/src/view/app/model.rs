@@ -84,6 +84,7 @@ impl App {
             width: self.text_width(),
             wrap: self.wrap,
             hscroll: self.hscroll,
+            ansi: self.ansi,
         }
     }
 
@@ -110,7 +111,7 @@ impl App {
         if !self.wrap {
             return Ok(1);
         }
-        let key = (self.text_width(), self.wrap, self.store.epoch());
+        let key = (self.text_width(), self.wrap, self.ansi, self.store.epoch());
         if key != self.rows_key {
             self.rows_cache.clear();
             self.rows_key = key;
@@ -132,10 +133,10 @@ impl App {
     /// first row, scrolled sideways so that the byte shows.
     pub(super) fn row_of_byte(&mut self, line: u64, byte: u64) -> Result<u32, Need> {
         let (h, i) = self.held(line)?;
-        let units = render::units(h.line(i));
+        let units = render::units(h.line(i), self.ansi);
         if self.wrap {
             let marker = Self::marker(h.more(i));
-            let rows = render::rows(&units, marker.as_deref(), &[], &self.layout());
+            let rows = render::rows(h.line(i), &units, marker.as_deref(), &[], &self.layout());
             let row = rows
                 .iter()
                 .rposition(|r| r.first_byte.is_some_and(|b| b as u64 <= byte))
