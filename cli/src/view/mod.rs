@@ -11,7 +11,13 @@
 //!   filter (`&`), cancellable between pieces, each holding one buffer
 //!   however long the lines ([`find`]);
 //! - the **opener** ([`open`]) at start, the **follower** ([`follow`]) with
-//!   `F`.
+//!   `F`;
+//! - for `lidx view -`, the **spooler** and the **indexer** ([`spool`]):
+//!   standard input copied to a file of the viewer's own, and that file's
+//!   index handed over as it grows;
+//! - the **signal** thread ([`signals`]): `TERM`, `INT`, `HUP`, `TSTP`
+//!   and `CONT`, caught and forwarded, so that the UI thread restores the
+//!   terminal before the process ends or stops.
 //!
 //! All of them reply on one channel of [`Msg`], which the UI thread waits
 //! on; a frame is drawn after each batch of messages.
