@@ -35,7 +35,7 @@ rm -f build.log
 
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
-for target in sidecar ingest cache; do
+for target in sidecar ingest cache stamps parsers; do
   mkdir -p "$scratch/$target"
   if ! cargo fuzz run -O "$target" "$scratch/$target" "seeds/$target" -- \
       -max_total_time="$secs" -seed=1 -print_final_stats=1 >"$scratch/log" 2>&1; then

@@ -320,3 +320,59 @@ mod tests {
         assert!(!e.contains("quote ranges"), "{e}");
     }
 }
+
+/// Issue 21, item 24: the range grammar fuzzed (as the fuzz targets fuzz
+/// the library's parsers; this one lives in the command line): any string
+/// is a range or an error naming it, never a panic; a range resolves to a
+/// start no later than its end for every line count; and ranges built
+/// from the grammar parse.
+#[cfg(test)]
+mod fuzzed {
+    use super::parse;
+    use proptest::prelude::*;
+
+    fn line() -> impl Strategy<Value = String> {
+        prop_oneof![
+            (1u64..u64::MAX).prop_map(|n| n.to_string()),
+            Just("$".to_string()),
+            (0u64..u64::MAX).prop_map(|k| format!("$-{k}")),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(4000))]
+
+        #[test]
+        fn any_string(s in "\\PC{0,12}|[0-9$:+\\-]{0,12}") {
+            match parse(&s) {
+                Ok(r) => {
+                    for n in [0, 1, 2, 10, u64::MAX] {
+                        let got = r.resolve(n);
+                        prop_assert!(got.start <= got.end || got.start >= n, "{s:?} on {n}: {got:?}");
+                    }
+                }
+                Err(e) => prop_assert!(e.contains("range"), "{s:?}: {e}"),
+            }
+        }
+
+        #[test]
+        fn grammar_forms(a in line(), b in line(), k in 1u64..u64::MAX, form in 0u8..5) {
+            // A:B with B before A (both from the start, or both from the
+            // end) is refused on purpose.
+            let key = |l: &str| match l.strip_prefix('$') {
+                None => (0, l.parse::<u64>().unwrap() as i128),
+                Some(r) => (1, -(r.strip_prefix('-').map_or(0, |k| k.parse::<u64>().unwrap()) as i128)),
+            };
+            let (ka, kb) = (key(&a), key(&b));
+            prop_assume!(form != 1 || ka.0 != kb.0 || ka.1 <= kb.1);
+            let s = match form {
+                0 => a.clone(),
+                1 => format!("{a}:{b}"),
+                2 => format!("{a}:"),
+                3 => format!(":{b}"),
+                _ => format!("{a}:+{k}"),
+            };
+            prop_assert!(parse(&s).is_ok(), "{s:?}");
+        }
+    }
+}

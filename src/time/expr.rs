@@ -35,7 +35,11 @@ pub fn parse_expr(s: &str, tz: &str, now: Nanos) -> Result<Nanos> {
         && (first == '-' || first == '+')
         && t.len() > 1
     {
-        let (num, unit) = t[1..].split_at(t.len() - 2);
+        // The unit is the last character (not byte: `-3é` is an error,
+        // never a cut inside a character).
+        let body = &t[1..];
+        let cut = body.char_indices().last().map_or(0, |(i, _)| i);
+        let (num, unit) = body.split_at(cut);
         let n: i64 = num
             .parse()
             .map_err(|_| bad(s, "a relative time is a number and a unit"))?;
@@ -153,6 +157,11 @@ mod tests {
         assert_eq!(p("@1796067120.000000001"), NOW + 1);
         assert_eq!(p("@1796067120.123456789"), NOW + 123_456_789);
         assert_eq!(p("@-1.5"), -1_500_000_000);
+        // Found by the `parsers` fuzz target: a multi-byte last character
+        // of a relative time was cut inside.
+        for bad in ["-30\r\r\u{fffd}", "-3é", "+\u{fffd}", "-é"] {
+            assert!(parse_expr(bad, "UTC", NOW).is_err(), "{bad:?}");
+        }
         assert_eq!(
             super::super::format_instant(NOW + 123_000_000),
             "2026-11-30T19:32:00.123Z"

@@ -308,6 +308,83 @@ pub enum Fault {
     WrongRange,
     /// Drop the Range header: nginx answers 200 with the whole object.
     IgnoreRange,
+    /// A reply mutated as the seed picks (its status line, Content-Range,
+    /// Content-Length, ETag, headers, body length): what a broken server,
+    /// proxy or cache may send (issue 21 item 24).
+    Mutate(u64),
+}
+
+/// Mutation `seed` of an upstream reply's head (lines) and body.
+fn mutate(seed: u64, head: &mut Vec<String>, body: &mut Vec<u8>) {
+    let mut rng = Rng::new(seed);
+    let set = |head: &mut Vec<String>, name: &str, value: Option<String>| {
+        head.retain(|l| !l.to_ascii_lowercase().starts_with(&format!("{name}:")));
+        if let Some(v) = value {
+            head.push(format!("{name}: {v}"));
+        }
+    };
+    let pick = |rng: &mut Rng, xs: &[&str]| xs[rng.below(xs.len() as u64) as usize].to_string();
+    match seed % 8 {
+        0 => {
+            head[0] = pick(
+                &mut rng,
+                &[
+                    "HTTP/1.1 200 OK",
+                    "HTTP/1.1 204 No Content",
+                    "HTTP/1.1 301 Moved",
+                    "HTTP/1.1 404 Not Found",
+                    "HTTP/1.1 416 Range Not Satisfiable",
+                    "HTTP/1.1 503 Busy",
+                    "HTTP/1.1 999 Odd",
+                    "garbage",
+                    "HTTP/1.1",
+                ],
+            )
+        }
+        1 => {
+            let v = pick(
+                &mut rng,
+                &[
+                    "bytes */123",
+                    "bytes 5-3/10",
+                    "bytes 0-1/xyz",
+                    "",
+                    "items 0-1/2",
+                    "bytes 0-18446744073709551615/18446744073709551616",
+                    "bytes -1-4/9",
+                ],
+            );
+            set(head, "content-range", Some(v));
+        }
+        2 => {
+            let v = [
+                None,
+                Some("0".into()),
+                Some("1".into()),
+                Some("99999999999".into()),
+            ][rng.below(4) as usize]
+                .clone();
+            set(head, "content-length", v);
+        }
+        3 => set(
+            head,
+            "etag",
+            Some(format!("\"changed-{}\"", rng.below(1000))),
+        ),
+        4 => {
+            let keep = rng.below(body.len() as u64 + 1) as usize;
+            body.truncate(keep);
+            set(head, "content-length", Some(keep.to_string()));
+        }
+        5 => {
+            body.extend_from_slice(b"junk after the body");
+        }
+        6 => head.truncate(1),
+        _ => {
+            body.clear();
+            set(head, "content-length", Some("0".into()));
+        }
+    }
 }
 
 /// A proxy in front of nginx that applies `fault` to requests number
@@ -414,6 +491,16 @@ fn serve(mut conn: TcpStream, upstream: u16, fault: Option<Fault>) -> std::io::R
         &resp[end + 4..],
     );
     let half = body.len() / 2;
+    if let Some(Fault::Mutate(seed)) = fault {
+        let mut lines: Vec<String> = head.split("\r\n").map(String::from).collect();
+        let mut body = body.to_vec();
+        mutate(seed, &mut lines, &mut body);
+        let mut out = lines.join("\r\n");
+        out.push_str("\r\n\r\n");
+        conn.write_all(out.as_bytes())?;
+        conn.write_all(&body)?;
+        return conn.flush();
+    }
     let mut out = String::new();
     for line in head.split("\r\n") {
         let lower = line.to_ascii_lowercase();
@@ -1290,6 +1377,55 @@ fn check_fault(o: &Out, want: &[u8], url_part: &str, must_succeed: bool, ctx: &s
         }
         c => panic!("{ctx}: exit {c}: {}", o.stderr),
     }
+}
+
+/// Issue 21, item 24: replies mutated at random (status lines,
+/// Content-Range, Content-Length, ETag, headers, body lengths), one reply
+/// at a random place in a query's requests, or every reply: each query
+/// answers exactly, or fails with one line naming the URL; never a panic,
+/// never a wrong line.
+#[test]
+fn mutated_replies_are_exact_answers_or_one_line_errors() {
+    let Some(ng) = Nginx::start() else { return };
+    let data = text(24, 8_000);
+    let m = Model::new(data.clone());
+    ng.ship("r.log", &data, &[]);
+    ng.ship("r.log.gz", &gzip(&data), &["--span", "65536"]);
+    let env = [
+        ("LIDX_TIMEOUT", "1".to_string()),
+        ("LIDX_RETRIES", "1".to_string()),
+    ];
+    let n = m.line_count();
+    let want = m.render(&(n / 2 - 1..n / 2 + 1), false);
+    let mut rng = Rng::new(2124);
+    let mut failed = 0;
+    for seed in 0..48u64 {
+        let name = ["r.log", "r.log.gz"][(seed / 8 % 2) as usize];
+        let (from, count) = if seed % 3 == 0 {
+            (0, usize::MAX)
+        } else {
+            (rng.below(4) as usize, 1)
+        };
+        let proxy = Proxy::start(ng.port, Fault::Mutate(seed), from, count, None);
+        let cache = tempfile::tempdir().unwrap();
+        let url = proxy.url(name);
+        let range = format!("{}:+2", n / 2);
+        let o = lidx_env(
+            &["lines", &url, &range],
+            &env,
+            cache.path(),
+            Rules::SILENT_ERROR,
+        );
+        let ctx = format!(
+            "seed {seed} ({}) {name} from {from} count {count}",
+            seed % 8
+        );
+        let host = format!("http://127.0.0.1:{}/", proxy.port);
+        check_fault(&o, &want, &host, false, &ctx);
+        failed += (o.code == 2) as u32;
+    }
+    // Most mutations are refused, some are harmless (an unknown header).
+    assert!(failed >= 10, "{failed} of 48 refused");
 }
 
 #[test]
