@@ -1066,9 +1066,24 @@ impl RemoteSource {
     /// within the in-flight budget (half the cache). Never waits.
     fn hint(&self, st: &mut State, range: Range<u64>) {
         let len = self.inner.len;
-        let end = range.end.min(len);
-        let mut at = range.start;
         let budget = (self.inner.loc.opts.cache_bytes / 2) as u64;
+        self.fetch_gaps(st, range, |st, at, end| {
+            let gap = st.gap(at..end, len);
+            (st.inflight_bytes + (gap.end - gap.start) <= budget.max(MAX_FETCH)).then_some(gap)
+        });
+    }
+
+    /// Walks the parts of `range` neither fetched nor in flight, in order,
+    /// and starts the fetch `piece(st, at, end)` gives for the one at `at`
+    /// (whose end it may move); `None` from it stops.
+    fn fetch_gaps(
+        &self,
+        st: &mut State,
+        range: Range<u64>,
+        piece: impl Fn(&State, u64, u64) -> Option<Range<u64>>,
+    ) {
+        let end = range.end.min(self.inner.len);
+        let mut at = range.start;
         while at < end {
             if let Some(e) = st.extent_at(at) {
                 at = e.end();
@@ -1078,10 +1093,9 @@ impl RemoteSource {
                 at = f.range.end;
                 continue;
             }
-            let gap = st.gap(at..end, len);
-            if st.inflight_bytes + (gap.end - gap.start) > budget.max(MAX_FETCH) {
+            let Some(gap) = piece(st, at, end) else {
                 return;
-            }
+            };
             at = gap.end;
             self.start(st, gap);
         }
@@ -1166,25 +1180,11 @@ impl ReadAt for RemoteSource {
 
     fn will_need_exact(&self, range: Range<u64>) {
         let len = self.inner.len;
-        let end = range.end.min(len);
-        if range.start >= end {
-            return;
-        }
         let mut st = self.inner.state.lock();
-        let mut at = range.start;
-        while at < end {
-            if let Some(e) = st.extent_at(at) {
-                at = e.end();
-                continue;
-            }
-            if let Some(f) = st.inflight_at(at) {
-                at = f.range.end;
-                continue;
-            }
-            let to = end.min(st.next_after(at, len));
-            self.start(&mut st, at..to);
-            at = to;
-        }
+        // Exactly the bytes asked for, not the blocks around them.
+        self.fetch_gaps(&mut st, range, |st, at, end| {
+            Some(at..end.min(st.next_after(at, len)))
+        });
     }
 }
 

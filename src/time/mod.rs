@@ -136,6 +136,20 @@ pub(crate) struct Civil {
 }
 
 impl Civil {
+    /// For tests: a date and time.
+    #[cfg(test)]
+    pub(crate) fn at(y: i64, mo: u32, d: u32, h: u32, mi: u32, s: u32, ns: u32) -> Civil {
+        Civil {
+            y,
+            mo,
+            d,
+            h,
+            mi,
+            s,
+            ns,
+        }
+    }
+
     /// True for a real calendar date and time (second 60, a leap second, is
     /// accepted and read as the next second's start, as most parsers do).
     pub fn valid(&self) -> bool {

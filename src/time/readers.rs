@@ -567,15 +567,7 @@ mod tests {
     use super::*;
 
     fn civil(y: i64, mo: u32, d: u32, h: u32, mi: u32, s: u32, ns: u32) -> Civil {
-        Civil {
-            y,
-            mo,
-            d,
-            h,
-            mi,
-            s,
-            ns,
-        }
+        Civil::at(y, mo, d, h, mi, s, ns)
     }
 
     #[test]
