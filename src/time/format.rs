@@ -228,7 +228,7 @@ impl TimeFormat {
     /// The format of most stamped lines among `lines` (a file's first
     /// lines), if stamps begin at least a tenth of the lines that can begin
     /// a record, and at least three of them or half (see
-    /// [`super::detect`]). `mtime` (seconds) fixes the first year of
+    /// the module `detect`). `mtime` (seconds) fixes the first year of
     /// stamps without one: the latest year that does not put the first
     /// stamp after the file's modification time (plus a day).
     pub fn detect(lines: &[&[u8]], tz: &str, mtime: i64) -> Result<Option<TimeFormat>> {
