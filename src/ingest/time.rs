@@ -189,6 +189,9 @@ struct Sense {
     first: Option<(u64, Nanos)>,
     /// The line of the first zone abbreviation the zone contradicts.
     conflict_line: Option<u64>,
+    /// After this, a stamp is later than the file was last written
+    /// (`i64::MAX` when that is not known).
+    late_after: Nanos,
 }
 
 /// Before 1980-01-01T00:00:00Z.
@@ -196,10 +199,28 @@ const EARLY: Nanos = 315_532_800 * 1_000_000_000;
 const DAY: Nanos = 86_400 * 1_000_000_000;
 
 impl Sense {
-    fn stamp(&mut self, t: Nanos, mtime: i64) {
+    /// Counts of nothing yet, for a file last written at `mtime` (seconds,
+    /// 0: unknown), from line `line`.
+    fn new(line: u64, mtime: i64) -> Sense {
+        let late_after = if mtime > 0 {
+            mtime.saturating_add(86_400).saturating_mul(1_000_000_000)
+        } else {
+            Nanos::MAX
+        };
+        Sense {
+            line,
+            late_after,
+            ..Sense::default()
+        }
+    }
+
+    /// A stamp, at the current line (every line's stamp passes here: the
+    /// common case is a few comparisons).
+    #[inline]
+    fn stamp(&mut self, t: Nanos) {
         let line = self.line;
         self.stamped += 1;
-        if self.first.is_none() {
+        if self.stamped == 1 {
             self.first = Some((line, t));
         }
         if t < EARLY {
@@ -208,18 +229,16 @@ impl Sense {
             }
             self.early.0 += 1;
         }
-        if mtime > 0 && t > (mtime.saturating_add(86_400)).saturating_mul(1_000_000_000) {
+        if t > self.late_after {
             if self.late.0 == 0 {
                 self.late.1 = line;
             }
             self.late.0 += 1;
         }
         if let Some(p) = self.prev {
-            if t < p.saturating_sub(DAY) {
-                self.back += 1;
-            } else if t > p.saturating_add(DAY) {
-                self.forth += 1;
-            }
+            let d = t.saturating_sub(p);
+            self.back += (d < -DAY) as u64;
+            self.forth += (d > DAY) as u64;
         }
         self.prev = Some(t);
     }
@@ -293,10 +312,7 @@ impl TimeBuilder {
                 span_count: 0,
                 first_span: start.first_span,
                 years: start.years,
-                sense: Sense {
-                    line: start.line,
-                    ..Sense::default()
-                },
+                sense: Sense::new(start.line, start.mtime),
                 mtime: start.mtime,
                 source: start.source,
             },
@@ -473,7 +489,7 @@ impl SpanState {
 
     /// A line of the current span has time `t`.
     fn extend(&mut self, t: Nanos) {
-        self.sense.stamp(t, self.mtime);
+        self.sense.stamp(t);
         let d = digest(t);
         self.span_min = self.span_min.min(d);
         self.span_max = self.span_max.max(d);

@@ -110,13 +110,24 @@ fn zone_offset(word: &[u8]) -> Option<(&'static str, Option<i32>)> {
 
 /// A known zone abbreviation at `b[at..]` after one space, ending at a byte
 /// that is not an ASCII letter (or the end).
+#[inline]
 pub(crate) fn abbreviation(b: &[u8], at: usize) -> Option<Abbr> {
     if b.get(at) != Some(&b' ') {
         return None;
     }
     let word = &b[at + 1..];
-    let n = word.iter().take_while(|c| c.is_ascii_alphabetic()).count();
-    if !(2..=4).contains(&n) {
+    if !word.first()?.is_ascii_uppercase() {
+        return None;
+    }
+    // Every abbreviation of Table 26a has 2 to 4 letters and ends in T, C,
+    // K or B: the word's length is the first such end that no letter
+    // follows. The usual word after a stamp (INFO, WARN; ERROR is too
+    // long) has none, and costs three byte comparisons.
+    let n = (2..=4).find(|&n| {
+        matches!(word.get(n - 1), Some(b'T' | b'C' | b'K' | b'B'))
+            && !word.get(n).is_some_and(u8::is_ascii_alphabetic)
+    })?;
+    if !word[1..n].iter().all(u8::is_ascii_alphabetic) {
         return None;
     }
     zone_offset(&word[..n]).map(|(name, offset)| Abbr { name, offset })

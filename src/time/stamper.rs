@@ -9,6 +9,7 @@
 use super::format::{FALLBACK, TimeFormat, TimeKind, read};
 use super::readers::{self, Abbr, ISO_WINDOW, Reading};
 use super::{Civil, Nanos};
+use jiff::tz::TimeZone;
 
 /// A wall-clock minute: year, month, day, hour, minute.
 type Minute = (i64, u32, u32, u32, u32);
@@ -88,6 +89,12 @@ enum Read {
 /// without a year).
 pub struct Stamper {
     f: TimeFormat,
+    s: State,
+}
+
+/// What a [`Stamper`] remembers from line to line (apart from its format,
+/// so that reading borrows the one and changes the other).
+struct State {
     /// The last wall-clock minute converted, and its UTC offset.
     minute: Option<(Minute, i32)>,
     /// The last ISO 8601 minute read, for the lines after it.
@@ -111,12 +118,14 @@ impl Stamper {
         let prev_year = f.syslog_year();
         Stamper {
             f,
-            minute: None,
-            iso_minute: None,
-            prev: None,
-            prev_year,
-            check_zones: false,
-            conflict: None,
+            s: State {
+                minute: None,
+                iso_minute: None,
+                prev: None,
+                prev_year,
+                check_zones: false,
+                conflict: None,
+            },
         }
     }
 
@@ -125,8 +134,8 @@ impl Stamper {
     /// to the anchor). For reading from the middle of a file: the anchor is
     /// the last stamp before the place read from.
     pub fn anchor(&mut self, anchor: Nanos, year: i32) {
-        self.prev = Some(anchor);
-        self.prev_year = year;
+        self.s.prev = Some(anchor);
+        self.s.prev_year = year;
     }
 
     /// The format.
@@ -136,13 +145,13 @@ impl Stamper {
 
     /// The time of the last stamped line read (or the anchor).
     pub fn last(&self) -> Option<Nanos> {
-        self.prev
+        self.s.prev
     }
 
     /// The wall-clock year of the last stamped line read (or the anchor's;
     /// before any, the format's first year).
     pub fn last_year(&self) -> i32 {
-        self.prev_year
+        self.s.prev_year
     }
 
     /// Checks from now on that a zone abbreviation written after a stamp
@@ -150,49 +159,49 @@ impl Stamper {
     /// check, R-126); the first that is not is kept
     /// ([`Stamper::zone_conflict`]).
     pub fn check_zones(&mut self, yes: bool) {
-        self.check_zones = yes;
+        self.s.check_zones = yes;
     }
 
     /// The first stamp whose zone abbreviation the zone contradicts.
     pub fn zone_conflict(&self) -> Option<&ZoneConflict> {
-        self.conflict.as_ref()
+        self.s.conflict.as_ref()
     }
 
     /// The time of `line`'s stamp as it was read when the line was written
     /// in wall-clock year `year` (stamps without a year; other stamps carry
     /// their year or need none); forgets the lines before.
     pub fn stamp_in_year(&mut self, line: &[u8], year: i32) -> Option<Nanos> {
-        self.prev = None;
-        self.prev_year = year;
+        self.s.prev = None;
+        self.s.prev_year = year;
         self.stamp(line)
     }
 
     /// The time of `line`'s stamp, or `None` if it has none.
     pub fn stamp(&mut self, line: &[u8]) -> Option<Nanos> {
-        let kind = std::mem::replace(&mut self.f.kind, TimeKind::Iso);
-        let mut r = self.read(&kind, line);
-        if r.is_none() && self.f.auto {
-            for k in FALLBACK.iter().filter(|k| **k != kind) {
-                r = self.read(k, line);
+        let (f, s) = (&self.f, &mut self.s);
+        let tz = &f.tz;
+        let mut r = s.read(tz, &f.kind, line);
+        if r.is_none() && f.auto {
+            for k in FALLBACK.iter().filter(|k| **k != f.kind) {
+                r = s.read(tz, k, line);
                 if r.is_some() {
                     break;
                 }
             }
         }
-        self.f.kind = kind;
         let (t, year) = match r? {
             Read::Time(t, year, abbr) => {
                 if let Some(a) = abbr
-                    && self.check_zones
+                    && s.check_zones
                 {
-                    self.check_abbr(t, a);
+                    s.check_abbr(tz, t, a);
                 }
                 (t, year)
             }
-            Read::YearLess(c, off) => self.year_less_time(&c, off)?,
+            Read::YearLess(c, off) => s.year_less_time(tz, &c, off)?,
         };
-        self.prev = Some(t);
-        self.prev_year = year;
+        s.prev = Some(t);
+        s.prev_year = year;
         Some(t)
     }
 
@@ -203,21 +212,17 @@ impl Stamper {
     /// zone abbreviation). Leaves [`Stamper::last`] as it is. For reading
     /// lines out of order (the parallel ingest).
     pub(crate) fn stamp_alone(&mut self, line: &[u8]) -> Option<Option<(Nanos, i32)>> {
-        let kind = std::mem::replace(&mut self.f.kind, TimeKind::Iso);
-        let mut out = Some(None);
-        let auto = self.f.auto;
-        let rest = FALLBACK.iter().filter(|k| auto && **k != kind);
-        for k in std::iter::once(&kind).chain(rest) {
-            match self.read(k, line) {
+        let (f, s) = (&self.f, &mut self.s);
+        let rest = FALLBACK.iter().filter(|k| f.auto && **k != f.kind);
+        for k in std::iter::once(&f.kind).chain(rest) {
+            return match s.read(&f.tz, k, line) {
                 None => continue,
-                Some(Read::Time(_, _, Some(_))) if self.check_zones => out = None,
-                Some(Read::Time(t, y, _)) => out = Some(Some((t, y))),
-                Some(Read::YearLess(..)) => out = None,
-            }
-            break;
+                Some(Read::Time(_, _, Some(_))) if s.check_zones => None,
+                Some(Read::Time(t, y, _)) => Some(Some((t, y))),
+                Some(Read::YearLess(..)) => None,
+            };
         }
-        self.f.kind = kind;
-        out
+        Some(None)
     }
 
     /// True when every stamp is read in order (stamps without a year):
@@ -225,12 +230,14 @@ impl Stamper {
     pub(crate) fn reads_in_order(&self) -> bool {
         self.f.kind.year_less()
     }
+}
 
-    /// The stamp of `line` in format `kind`, its zone applied.
-    fn read(&mut self, kind: &TimeKind, line: &[u8]) -> Option<Read> {
+impl State {
+    /// The stamp of `line` in format `kind`, its zone (`tz`) applied.
+    fn read(&mut self, tz: &TimeZone, kind: &TimeKind, line: &[u8]) -> Option<Read> {
         let r = match kind {
             TimeKind::Iso => {
-                if let Some(r) = self.iso_same_minute(line) {
+                if let Some(r) = self.iso_same_minute(tz, line) {
                     return Some(r);
                 }
                 let (at, r) = readers::ymd_pos(line, b'-')?;
@@ -243,7 +250,7 @@ impl Stamper {
         };
         match r {
             Reading::Civil { c, off, abbr } => {
-                Some(Read::Time(self.resolve(c, off)?, c.y as i32, abbr))
+                Some(Read::Time(self.resolve(tz, c, off)?, c.y as i32, abbr))
             }
             Reading::Instant(t) => Some(Read::Time(t, super::year_of(t), None)),
             Reading::YearLess { c, off } => Some(Read::YearLess(c, off)),
@@ -252,14 +259,14 @@ impl Stamper {
 
     /// Keeps the first conflict between abbreviation `a`, written after a
     /// stamp read as `t` in the zone, and the zone at `t`.
-    fn check_abbr(&mut self, t: Nanos, a: Abbr) {
+    fn check_abbr(&mut self, tz: &TimeZone, t: Nanos, a: Abbr) {
         if self.conflict.is_some() {
             return;
         }
         let Ok(ts) = jiff::Timestamp::from_nanosecond(t as i128) else {
             return;
         };
-        let info = self.f.tz.to_offset_info(ts);
+        let info = tz.to_offset_info(ts);
         let zone_offset = info.offset().seconds();
         if info.abbreviation() == a.name || a.offset == Some(zone_offset) {
             return;
@@ -273,17 +280,17 @@ impl Stamper {
     }
 
     /// The instant of wall-clock time `c` at offset `off`, or in the zone.
-    fn resolve(&mut self, c: Civil, off: Option<i32>) -> Option<Nanos> {
+    fn resolve(&mut self, tz: &TimeZone, c: Civil, off: Option<i32>) -> Option<Nanos> {
         let o = match off {
             Some(o) => o,
-            None => self.zone_offset(&c)?,
+            None => self.zone_offset(tz, &c)?,
         };
         c.at_offset(o)
     }
 
     /// The zone's UTC offset for the wall-clock minute of `c` (R-113: the
     /// earlier of a repeated minute, the offset before a skipped one).
-    fn zone_offset(&mut self, c: &Civil) -> Option<i32> {
+    fn zone_offset(&mut self, tz: &TimeZone, c: &Civil) -> Option<i32> {
         let key = (c.y, c.mo, c.d, c.h, c.mi);
         if let Some((k, o)) = self.minute
             && k == key
@@ -294,7 +301,7 @@ impl Stamper {
             c.y as i16, c.mo as i8, c.d as i8, c.h as i8, c.mi as i8, 0, 0,
         )
         .ok()?;
-        let ts = self.f.tz.to_ambiguous_timestamp(dt).compatible().ok()?;
+        let ts = tz.to_ambiguous_timestamp(dt).compatible().ok()?;
         let o = (Civil { s: 0, ns: 0, ..*c }.utc_seconds() - ts.as_second()) as i32;
         self.minute = Some((key, o));
         Some(o)
@@ -305,7 +312,7 @@ impl Stamper {
     /// seconds, fraction and offset are read. `None`: read it in full
     /// (another beginning, or a stamp that is not one there, in which case
     /// a later place may hold one).
-    fn iso_same_minute(&mut self, line: &[u8]) -> Option<Read> {
+    fn iso_same_minute(&mut self, tz: &TimeZone, line: &[u8]) -> Option<Read> {
         let m = self.iso_minute.as_deref()?;
         if line.len() < m.len || line[..m.len] != m.prefix[..m.len] {
             return None;
@@ -320,7 +327,7 @@ impl Stamper {
             (Some(o), _) => o,
             (None, Some(z)) => z,
             (None, None) => {
-                let z = self.zone_offset(&c)?;
+                let z = self.zone_offset(tz, &c)?;
                 if let Some(m) = self.iso_minute.as_deref_mut() {
                     m.zone = Some(z);
                 }
@@ -331,8 +338,8 @@ impl Stamper {
             .checked_mul(super::NS)?
             .checked_add(c.ns as i64)?;
         let abbr = match off {
-            None => readers::abbreviation(&line[at..], end),
-            Some(_) => None,
+            None if self.check_zones => readers::abbreviation(&line[at..], end),
+            _ => None,
         };
         Some(Read::Time(t, c.y as i32, abbr))
     }
@@ -340,11 +347,16 @@ impl Stamper {
     /// A stamp without a year: in the first line, the format's first year;
     /// after it, the year (the last line's, or one either side) that puts
     /// it closest to the last stamped line.
-    fn year_less_time(&mut self, c: &Civil, off: Option<i32>) -> Option<(Nanos, i32)> {
+    fn year_less_time(
+        &mut self,
+        tz: &TimeZone,
+        c: &Civil,
+        off: Option<i32>,
+    ) -> Option<(Nanos, i32)> {
         let at = |this: &mut Self, y: i32| {
             let c = Civil { y: y as i64, ..*c };
             if c.valid() {
-                this.resolve(c, off)
+                this.resolve(tz, c, off)
             } else {
                 None
             }
