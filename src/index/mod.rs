@@ -257,40 +257,17 @@ impl Index {
                     .is_some_and(|m| m.recalls(&sidecar_path, &encoded))
                 {
                     (Verdict::Unchanged, Some(Evidence::Remembered))
-                } else if sb.is_zstd() {
-                    let frames = zstd::SidecarFrames::new(std::sync::Arc::clone(&sidecar), &sb);
-                    match frames.check_sums(&*source, checks)? {
-                        zstd::FrameCheck::Same(proof) => {
-                            if let Some(m) = &stat.memo {
-                                m.remember(&sidecar_path, &encoded);
-                            }
-                            (Verdict::Unchanged, Some(Evidence::Content(proof)))
-                        }
-                        zstd::FrameCheck::Differs => (Verdict::Rewritten, None),
-                        zstd::FrameCheck::Unprovable => (Verdict::Unverified, None),
-                    }
-                } else if gz {
-                    let aps = gzip::SidecarAps::new(std::sync::Arc::clone(&sidecar), &sb);
-                    let members = aps.members()?;
-                    match fingerprint::check_members(&*source, &members, checks)? {
-                        Some(checked) => {
-                            if let Some(m) = &stat.memo {
-                                m.remember(&sidecar_path, &encoded);
-                            }
-                            let proof = if members.len() == 1 {
-                                Proof::GzipTrailer
-                            } else {
-                                Proof::GzipMembers {
-                                    checked,
-                                    members: members.len() as u64,
-                                }
-                            };
-                            (Verdict::Unchanged, Some(Evidence::Content(proof)))
-                        }
-                        None => (Verdict::Rewritten, None),
-                    }
                 } else {
-                    (Verdict::Unverified, None)
+                    match content_check(&sb, &sidecar, &*source, checks)? {
+                        ContentCheck::Same(proof) => {
+                            if let Some(m) = &stat.memo {
+                                m.remember(&sidecar_path, &encoded);
+                            }
+                            (Verdict::Unchanged, Some(Evidence::Content(proof)))
+                        }
+                        ContentCheck::Differs => (Verdict::Rewritten, None),
+                        ContentCheck::Unprovable => (Verdict::Unverified, None),
+                    }
                 }
             }
         };
@@ -861,4 +838,45 @@ fn foreign_name(verdict: Verdict, sb: &Superblock, source: &Path) -> Option<Stri
     let name = &name[..name.len().min(crate::format::SOURCE_NAME_MAX)];
     (verdict == Verdict::Rewritten && !built_for.is_empty() && built_for != name)
         .then(|| String::from_utf8_lossy(built_for).into_owned())
+}
+
+/// What the content of a source whose modification time differs says,
+/// without reading its text whole (spec R-43).
+pub(crate) enum ContentCheck {
+    /// The content is the one indexed.
+    Same(Proof),
+    /// A member trailer or frame checksum differs.
+    Differs,
+    /// Nothing inside the source proves it (a plain file, frames without
+    /// checksums): only a re-read tells.
+    Unprovable,
+}
+
+/// The content check of R-43 that needs no decoding: a gzip archive's
+/// member trailers, a zstd archive's frame checksums (at most `checks` of
+/// them, read together).
+fn content_check(
+    sb: &Superblock,
+    sidecar: &std::sync::Arc<dyn ReadAt>,
+    source: &dyn ReadAt,
+    checks: usize,
+) -> Result<ContentCheck> {
+    if sb.is_zstd() {
+        return zstd::SidecarFrames::new(std::sync::Arc::clone(sidecar), sb)
+            .check_sums(source, checks);
+    }
+    if sb.source_kind != format::SOURCE_KIND_GZIP {
+        return Ok(ContentCheck::Unprovable);
+    }
+    let members = gzip::SidecarAps::new(std::sync::Arc::clone(sidecar), sb).members()?;
+    Ok(
+        match fingerprint::check_members(source, &members, checks)? {
+            Some(_) if members.len() == 1 => ContentCheck::Same(Proof::GzipTrailer),
+            Some(checked) => ContentCheck::Same(Proof::GzipMembers {
+                checked,
+                members: members.len() as u64,
+            }),
+            None => ContentCheck::Differs,
+        },
+    )
 }

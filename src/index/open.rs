@@ -227,15 +227,7 @@ impl OpenOptions {
                     // directory, extended in the cache directory).
                     Some(c) if c.exists() => {
                         let verdict = |p: &Path| {
-                            FileSource::open(p)
-                                .and_then(|side| {
-                                    Index::from_parts_with(
-                                        Box::new(src_clone(&src)?),
-                                        Box::new(side),
-                                        &stat,
-                                        1 << 16,
-                                    )
-                                })
+                            bind_clone(&src, p, &stat, 1 << 16)
                                 .map(|i| i.verdict())
                                 .ok()
                         };
@@ -453,14 +445,7 @@ impl OpenOptions {
             if !path.exists() {
                 continue;
             }
-            let mut opened = FileSource::open(path).and_then(|sidecar| {
-                Index::from_parts_with(
-                    Box::new(src_clone(&src)?),
-                    Box::new(sidecar),
-                    &stat,
-                    self.cache_bytes,
-                )
-            });
+            let mut opened = bind_clone(&src, path, &stat, self.cache_bytes);
             if !self.force
                 && let Ok(index) = &opened
             {
@@ -682,15 +667,12 @@ impl OpenOptions {
         if self.force || !dest.exists() {
             return false;
         }
-        let (Ok(side), Ok(clone)) = (FileSource::open(dest), src_clone(src)) else {
-            return false;
-        };
         let stat = SourceStat {
             mtime: Some(info.mtime),
             memo: None,
             remote: false,
         };
-        Index::from_parts_with(Box::new(clone), Box::new(side), &stat, 1 << 16).is_ok_and(|i| {
+        bind_clone(src, dest, &stat, 1 << 16).is_ok_and(|i| {
             i.verdict() == Verdict::Unchanged
                 && self.check_kind(&i).is_ok()
                 && self.wants_time(&i).is_ok_and(|w| !w)
@@ -764,6 +746,12 @@ fn open_source(source: &Path) -> Result<(FileSource, SourceInfo, SourceStat)> {
         remote: false,
     };
     Ok((src, info, stat))
+}
+
+/// The sidecar at `sidecar` bound to a second handle on `src`.
+fn bind_clone(src: &FileSource, sidecar: &Path, stat: &SourceStat, cache: usize) -> Result<Index> {
+    let side = FileSource::open(sidecar)?;
+    Index::from_parts_with(Box::new(src_clone(src)?), Box::new(side), stat, cache)
 }
 
 /// A second handle on the same open source file, with the same fixed length.

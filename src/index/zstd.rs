@@ -1,5 +1,6 @@
 //! Reading a zstd sidecar's frame records (spec §13) for [`ZstText`].
 
+use super::ContentCheck;
 use crate::error::{Error, Result};
 use crate::format::zstd::{self as fmt, FrameRecord};
 use crate::format::{PAGE_HEADER_LEN, PageKind, Superblock};
@@ -100,22 +101,11 @@ impl SidecarFrames {
     }
 }
 
-/// What the frame checksums of a zstd archive whose modification time
-/// differs say (spec R-43).
-pub(crate) enum FrameCheck {
-    /// The content is the one indexed.
-    Same(crate::Proof),
-    /// A frame's checksum differs.
-    Differs,
-    /// Some frames carry no checksum to compare: only decoding tells.
-    Unprovable,
-}
-
 impl SidecarFrames {
     /// Compares the content checksum at the end of at most `limit` frames
     /// of `zst` (spread evenly, read together) with the seek table's
     /// checksum the records hold.
-    pub(crate) fn check_sums(&self, zst: &dyn ReadAt, limit: usize) -> Result<FrameCheck> {
+    pub(crate) fn check_sums(&self, zst: &dyn ReadAt, limit: usize) -> Result<ContentCheck> {
         use crate::ingest::fingerprint::{FrameSum, check_frames, spread};
         let n = self.count();
         let picks = spread(n, limit.max(2));
@@ -128,7 +118,7 @@ impl SidecarFrames {
         for &i in &picks {
             let r = self.record(i)?;
             if r.flags & both != both {
-                return Ok(FrameCheck::Unprovable);
+                return Ok(ContentCheck::Unprovable);
             }
             sums.push(FrameSum {
                 comp: r.comp,
@@ -137,11 +127,11 @@ impl SidecarFrames {
             });
         }
         Ok(match check_frames(zst, &sums, usize::MAX)? {
-            Some(checked) => FrameCheck::Same(crate::Proof::ZstdFrames {
+            Some(checked) => ContentCheck::Same(crate::Proof::ZstdFrames {
                 checked,
                 frames: n as u64,
             }),
-            None => FrameCheck::Differs,
+            None => ContentCheck::Differs,
         })
     }
 }

@@ -560,69 +560,25 @@ mod tests {
         let bold = Style::default()
             .add_modifier(Modifier::BOLD)
             .fg(Color::Indexed(42));
+        // After ESC[22;39m: no foreground, not bold or dim.
+        let after_reset = Style {
+            fg: None,
+            ..bold.remove_modifier(Modifier::BOLD | Modifier::DIM)
+        };
         assert_eq!(
             segs,
             [
                 ("red", red, false),
                 (" plain ", Style::default(), false),
                 ("bold", bold, false),
-                (
-                    " x ",
-                    Style {
-                        fg: None,
-                        ..bold.remove_modifier(Modifier::BOLD | Modifier::DIM)
-                    },
-                    false
-                ),
+                (" x ", after_reset, false),
                 // Not colours: still escaped (an OSC, a screen clear).
-                (
-                    "^[",
-                    Style {
-                        fg: None,
-                        ..bold.remove_modifier(Modifier::BOLD | Modifier::DIM)
-                    },
-                    true
-                ),
-                (
-                    "]0;t",
-                    Style {
-                        fg: None,
-                        ..bold.remove_modifier(Modifier::BOLD | Modifier::DIM)
-                    },
-                    false
-                ),
-                (
-                    "^G",
-                    Style {
-                        fg: None,
-                        ..bold.remove_modifier(Modifier::BOLD | Modifier::DIM)
-                    },
-                    true
-                ),
-                (
-                    " ",
-                    Style {
-                        fg: None,
-                        ..bold.remove_modifier(Modifier::BOLD | Modifier::DIM)
-                    },
-                    false
-                ),
-                (
-                    "^[",
-                    Style {
-                        fg: None,
-                        ..bold.remove_modifier(Modifier::BOLD | Modifier::DIM)
-                    },
-                    true
-                ),
-                (
-                    "[2J",
-                    Style {
-                        fg: None,
-                        ..bold.remove_modifier(Modifier::BOLD | Modifier::DIM)
-                    },
-                    false
-                ),
+                ("^[", after_reset, true),
+                ("]0;t", after_reset, false),
+                ("^G", after_reset, true),
+                (" ", after_reset, false),
+                ("^[", after_reset, true),
+                ("[2J", after_reset, false),
             ]
         );
         // Without -R, as before: every ESC shown.
