@@ -165,7 +165,7 @@ struct SpanState {
     years: Vec<(u64, i32)>,
     /// What the stamps read so far look like.
     sense: Sense,
-    mtime: i64,
+    /// The source's path, for messages.
     source: std::path::PathBuf,
 }
 
@@ -174,24 +174,42 @@ struct SpanState {
 /// as epoch seconds, a field of random numbers): R-127.
 #[derive(Debug, Clone, Copy, Default)]
 struct Sense {
-    /// The current line (0-based) and the first line's number.
+    /// The current line (0-based).
     line: u64,
     stamped: u64,
     /// Stamps before 1980, and after the file's modification time plus a
-    /// day; with the first line of each.
-    early: (u64, u64),
-    late: (u64, u64),
+    /// day: how many, and the first.
+    early: Outliers,
+    late: Outliers,
     /// Consecutive stamps more than a day apart, backwards and forwards.
     back: u64,
     forth: u64,
     prev: Option<Nanos>,
-    /// The first stamped line and its time.
-    first: Option<(u64, Nanos)>,
     /// The line of the first zone abbreviation the zone contradicts.
     conflict_line: Option<u64>,
+    /// The source's modification time in seconds (0: unknown).
+    mtime: i64,
     /// After this, a stamp is later than the file was last written
     /// (`i64::MAX` when that is not known).
     late_after: Nanos,
+}
+
+/// Stamps out of the plausible range: how many, and the first one's line
+/// and time.
+#[derive(Debug, Clone, Copy, Default)]
+struct Outliers {
+    count: u64,
+    first: (u64, Nanos),
+}
+
+impl Outliers {
+    #[inline]
+    fn add(&mut self, line: u64, t: Nanos) {
+        if self.count == 0 {
+            self.first = (line, t);
+        }
+        self.count += 1;
+    }
 }
 
 /// Before 1980-01-01T00:00:00Z.
@@ -209,6 +227,7 @@ impl Sense {
         };
         Sense {
             line,
+            mtime,
             late_after,
             ..Sense::default()
         }
@@ -218,22 +237,12 @@ impl Sense {
     /// common case is a few comparisons).
     #[inline]
     fn stamp(&mut self, t: Nanos) {
-        let line = self.line;
         self.stamped += 1;
-        if self.stamped == 1 {
-            self.first = Some((line, t));
-        }
         if t < EARLY {
-            if self.early.0 == 0 {
-                self.early.1 = line;
-            }
-            self.early.0 += 1;
+            self.early.add(self.line, t);
         }
         if t > self.late_after {
-            if self.late.0 == 0 {
-                self.late.1 = line;
-            }
-            self.late.0 += 1;
+            self.late.add(self.line, t);
         }
         if let Some(p) = self.prev {
             let d = t.saturating_sub(p);
@@ -246,27 +255,28 @@ impl Sense {
     /// Why the times read are implausible, if they are (R-127): most
     /// before 1980 or after the file was last written, or jumping more
     /// than a day both ways between most lines.
-    fn implausible(&self, mtime: i64) -> Option<String> {
+    fn implausible(&self) -> Option<String> {
         let n = self.stamped;
         let pct = |k: u64| k * 100 / n.max(1);
         if n == 0 {
             return None;
         }
-        if self.early.0 * 2 > n {
+        if self.early.count * 2 > n {
+            let (line, t) = self.early.first;
             return Some(format!(
                 "{}% of its {n} stamps read before 1980 (line {}: {})",
-                pct(self.early.0),
-                self.early.1 + 1,
-                crate::time::format_instant(self.first_at(self.early.1))
+                pct(self.early.count),
+                line + 1,
+                crate::time::format_instant(t)
             ));
         }
-        if self.late.0 * 2 > n {
+        if self.late.count * 2 > n {
             return Some(format!(
                 "{}% of its {n} stamps read after the file was last modified ({}), \
                  the first at line {}",
-                pct(self.late.0),
-                crate::time::format_instant(mtime.saturating_mul(1_000_000_000)),
-                self.late.1 + 1
+                pct(self.late.count),
+                crate::time::format_instant(self.mtime.saturating_mul(1_000_000_000)),
+                self.late.first.0 + 1
             ));
         }
         let jumps = self.back.min(self.forth);
@@ -278,14 +288,6 @@ impl Sense {
             ));
         }
         None
-    }
-
-    /// The time of the first stamp if it was at `line` (for messages).
-    fn first_at(&self, line: u64) -> Nanos {
-        match self.first {
-            Some((l, t)) if l == line => t,
-            _ => self.prev.unwrap_or(0),
-        }
     }
 }
 
@@ -313,7 +315,6 @@ impl TimeBuilder {
                 first_span: start.first_span,
                 years: start.years,
                 sense: Sense::new(start.line, start.mtime),
-                mtime: start.mtime,
                 source: start.source,
             },
         }
@@ -468,7 +469,7 @@ impl SpanState {
                 hm(c.zone_offset)
             )));
         }
-        if let Some(why) = self.sense.implausible(self.mtime) {
+        if let Some(why) = self.sense.implausible() {
             return Err(Error::InvalidArgument(format!(
                 "{path}: the times read as {name} are implausible: {why}; the format reads \
                  something other than the lines' stamps: give --time-format (for a strptime \
@@ -754,5 +755,26 @@ impl Drop for TimeThread {
         if let Some(w) = self.worker.take() {
             let _ = w.join();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn implausible_names_the_first_early_stamp() {
+        const NS: Nanos = 1_000_000_000;
+        let mut s = Sense::new(0, 1_700_000_000);
+        for t in [1_700_000_000, 100_000_010, 100_000_011, 100_000_060] {
+            s.stamp(t * NS);
+            s.line += 1;
+        }
+        let why = s.implausible().unwrap();
+        // 100000010 s after the epoch, as `date -u -d @100000010` writes it.
+        assert!(
+            why.starts_with("75% of its 4 stamps read before 1980 (line 2: 1973-03-03T09:46:50Z)"),
+            "{why}"
+        );
     }
 }
