@@ -13,6 +13,7 @@ use crate::follow::Follower;
 use crate::grep::{self, GrepOptions, Matches};
 use crate::numbering;
 use crate::progress::Progress;
+use lidx::ingest::writer::AtomicFile;
 use lidx::io::ReadAt;
 use lidx::{Action, LineBuf, OpenOptions, Verdict};
 use parking_lot::RwLock;
@@ -874,9 +875,9 @@ impl Index {
     /// Index.export_index(filename)
     /// --
     ///
-    /// Writes the sidecar's bytes (as :meth:`to_bytes`) to ``filename``: a
-    /// temporary file next to it, flushed, renamed into place, so a reader
-    /// never sees half of it. Open the file with it later with
+    /// Writes the sidecar's bytes (as :meth:`to_bytes`) to ``filename`` as
+    /// a build writes a sidecar: a temporary file next to it, flushed,
+    /// renamed into place, so a reader never sees half of it. Open the file with it later with
     /// ``Index(path, sidecar=filename, build=False)``.
     fn export_index(
         &self,
@@ -885,31 +886,23 @@ impl Index {
     ) -> PyResult<()> {
         let st = self.state()?;
         let side = st.index.sidecar_file();
+        let ps = st.index.superblock().page_size as usize;
         py.detach(|| -> lidx::Result<()> {
-            use std::io::Write;
-            let len = side.len();
-            let mut data = vec![0u8; usize::try_from(len).unwrap_or(usize::MAX)];
-            side.read_exact_at(&mut data, 0)?;
-            let dir = match filename.parent() {
-                Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-                _ => PathBuf::from("."),
-            };
-            let name = filename.file_name().unwrap_or_default().to_string_lossy();
-            let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
-            let mut f =
-                std::fs::File::create(&tmp).map_err(|e| lidx::Error::io("create", &tmp, e))?;
-            let done = f
-                .write_all(&data)
-                .and_then(|()| f.sync_all())
-                .map_err(|e| lidx::Error::io("write", &tmp, e))
-                .and_then(|()| {
-                    std::fs::rename(&tmp, &filename)
-                        .map_err(|e| lidx::Error::io("rename", &filename, e))
-                });
-            if done.is_err() {
-                let _ = std::fs::remove_file(&tmp);
+            use lidx::ingest::build::PageSink;
+            // Whole pages, a chunk at a time; the superblock last,
+            // as a build writes it.
+            let pages = side.len() / ps as u64;
+            let mut out = AtomicFile::create(&filename, ps as u32)?;
+            let mut buf = vec![0u8; ps * 256];
+            let mut id = 1u64;
+            while id < pages {
+                let n = (pages - id).min(256) as usize;
+                side.read_exact_at(&mut buf[..n * ps], id * ps as u64)?;
+                out.write_pages(id as u32, ps, &buf[..n * ps])?;
+                id += n as u64;
             }
-            done
+            side.read_exact_at(&mut buf[..ps], 0)?;
+            out.commit(&buf[..ps])
         })
         .map_err(|e| self.err(py, e))
     }

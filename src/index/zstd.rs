@@ -99,9 +99,7 @@ impl SidecarFrames {
         }
         Ok(n as u64)
     }
-}
 
-impl SidecarFrames {
     /// Compares the content checksum at the end of at most `limit` frames
     /// of `zst` (spread evenly, read together) with the seek table's
     /// checksum the records hold.

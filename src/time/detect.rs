@@ -42,7 +42,7 @@ fn matches(kind: &TimeKind, line: &[u8]) -> bool {
 /// The kind among `kinds` (in the order preferred on ties) whose stamps
 /// begin the most of `lines`, if they begin at least a tenth of the lines
 /// that can begin a record, and at least three of them or half.
-pub(super) fn best(kinds: &[TimeKind], lines: &[&[u8]], _mtime: i64) -> Option<TimeKind> {
+pub(super) fn best(kinds: &[TimeKind], lines: &[&[u8]]) -> Option<TimeKind> {
     let starts = lines.iter().filter(|l| begins_record(l)).count();
     let mut best: Option<(usize, &TimeKind)> = None;
     for k in kinds {
@@ -118,7 +118,7 @@ mod tests {
         ));
         log.push(b"\"}\n");
         let log: Vec<&[u8]> = log.iter().cycle().take(log.len() * 5).copied().collect();
-        assert_eq!(best(&[TimeKind::Iso], &log, 0), Some(TimeKind::Iso));
+        assert_eq!(best(&[TimeKind::Iso], &log), Some(TimeKind::Iso));
         let java: Vec<&[u8]> = vec![
             b"2020-01-01 10:00:00,123 ERROR [main] Foo - boom\n",
             b"java.lang.NullPointerException: x\n",
@@ -129,7 +129,7 @@ mod tests {
         ];
         assert!(begins_record(java[1]) && !begins_record(java[2]) && !begins_record(java[4]));
         let plain: Vec<&[u8]> = vec![b"hello\n", b"world\n", b"2026-11-30T19:32:00Z\n"];
-        assert_eq!(best(&[TimeKind::Iso], &plain, 0), None);
+        assert_eq!(best(&[TimeKind::Iso], &plain), None);
     }
 
     #[test]

@@ -232,7 +232,7 @@ impl TimeFormat {
     /// stamps without one: the latest year that does not put the first
     /// stamp after the file's modification time (plus a day).
     pub fn detect(lines: &[&[u8]], tz: &str, mtime: i64) -> Result<Option<TimeFormat>> {
-        let Some(kind) = super::detect::best(&DETECTED, lines, mtime) else {
+        let Some(kind) = super::detect::best(&DETECTED, lines) else {
             return Ok(None);
         };
         let year = first_year(&kind, lines, mtime);
@@ -342,11 +342,7 @@ pub(super) fn read(kind: &TimeKind, line: &[u8]) -> Option<Reading> {
                 s: tm.second().unwrap_or(0) as u32,
                 ns: tm.subsec_nanosecond().unwrap_or(0) as u32,
             };
-            c.valid().then_some(Reading::Civil {
-                c,
-                off: tm.offset().map(|o| o.seconds()),
-                abbr: None,
-            })
+            Reading::civil(c, tm.offset().map(|o| o.seconds()), None)
         }
     }
 }

@@ -28,8 +28,15 @@ pub(crate) enum Reading {
 }
 
 impl Reading {
-    fn civil(c: Civil, off: Option<i32>, abbr: Option<Abbr>) -> Option<Reading> {
+    /// Date and time `c`, if valid.
+    pub(crate) fn civil(c: Civil, off: Option<i32>, abbr: Option<Abbr>) -> Option<Reading> {
         c.valid().then_some(Reading::Civil { c, off, abbr })
+    }
+
+    /// Month, day and time `c` (its year not known), if each is in range.
+    pub(crate) fn year_less(c: Civil, off: Option<i32>) -> Option<Reading> {
+        let ok = (1..=12).contains(&c.mo) && (1..=31).contains(&c.d) && c.h < 24;
+        (ok && c.mi < 60 && c.s <= 60).then_some(Reading::YearLess { c, off })
     }
 }
 
@@ -304,18 +311,16 @@ pub(crate) fn syslog(line: &[u8]) -> Option<Reading> {
     } else {
         0
     };
-    ((1..=31).contains(&d) && h < 24 && mi < 60 && s <= 60).then_some(Reading::YearLess {
-        c: Civil {
-            y: 0,
-            mo,
-            d,
-            h,
-            mi,
-            s,
-            ns,
-        },
-        off: None,
-    })
+    let c = Civil {
+        y: 0,
+        mo,
+        d,
+        h,
+        mi,
+        s,
+        ns,
+    };
+    Reading::year_less(c, None)
 }
 
 /// A common-log-format stamp `[dd/Mmm/yyyy:HH:MM:SS ±hhmm]` at the first
@@ -342,26 +347,34 @@ pub(crate) fn clf(line: &[u8]) -> Option<Reading> {
 /// Epoch seconds (10 digits, optional fraction) or milliseconds (13
 /// digits) at the start of `line`.
 pub(crate) fn epoch(line: &[u8], millis: bool) -> Option<Reading> {
-    let n = line.iter().take_while(|c| c.is_ascii_digit()).count();
-    let want = if millis { 13 } else { 10 };
-    if n != want {
+    epoch_number(line, if millis { &[13] } else { &[10] }).map(Reading::Instant)
+}
+
+/// The epoch number at the start of `v`, if its run of digits has one of
+/// the `lengths`: 10 digits are seconds (optionally `.` and a fraction),
+/// 13 milliseconds, 16 microseconds, 19 nanoseconds.
+fn epoch_number(v: &[u8], lengths: &[usize]) -> Option<Nanos> {
+    let n = v.iter().take_while(|c| c.is_ascii_digit()).count();
+    if !lengths.contains(&n) {
         return None;
     }
-    let mut v: i64 = 0;
-    for &c in &line[..n] {
-        v = v * 10 + (c - b'0') as i64;
+    let mut x: i64 = 0;
+    for &c in &v[..n] {
+        x = x.checked_mul(10)?.checked_add((c - b'0') as i64)?;
     }
-    if millis {
-        return v.checked_mul(1_000_000).map(Reading::Instant);
+    match n {
+        10 => {
+            let ns = if v.get(n) == Some(&b'.') {
+                fraction(v, n + 1).0 as i64
+            } else {
+                0
+            };
+            x.checked_mul(super::NS)?.checked_add(ns)
+        }
+        13 => x.checked_mul(1_000_000),
+        16 => x.checked_mul(1_000),
+        _ => Some(x),
     }
-    let ns = if line.get(n) == Some(&b'.') {
-        fraction(line, n + 1).0 as i64
-    } else {
-        0
-    };
-    v.checked_mul(super::NS)?
-        .checked_add(ns)
-        .map(Reading::Instant)
 }
 
 /// `YYYY/MM/DD HH:MM[:SS[.frac]][offset]` (nginx's error log) at the first
@@ -551,35 +564,12 @@ fn stamp_value(v: &[u8]) -> Option<Reading> {
     if v.len() >= 16 && v[4] == b'-' {
         return ymd_at(v, b'-');
     }
-    let n = v.iter().take_while(|c| c.is_ascii_digit()).count();
-    let mut x: i64 = 0;
-    for &c in &v[..n] {
-        x = x.checked_mul(10)?.checked_add((c - b'0') as i64)?;
-    }
-    let t = match n {
-        10 => {
-            let ns = if v.get(n) == Some(&b'.') && v.get(n + 1).is_some_and(u8::is_ascii_digit) {
-                fraction(v, n + 1).0 as i64
-            } else {
-                0
-            };
-            x.checked_mul(super::NS)?.checked_add(ns)?
-        }
-        13 => x.checked_mul(1_000_000)?,
-        16 => x.checked_mul(1_000)?,
-        19 => x,
-        _ => return None,
-    };
-    Some(Reading::Instant(t))
+    epoch_number(v, &[10, 13, 16, 19]).map(Reading::Instant)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn civil(y: i64, mo: u32, d: u32, h: u32, mi: u32, s: u32, ns: u32) -> Civil {
-        Civil::at(y, mo, d, h, mi, s, ns)
-    }
 
     #[test]
     fn new_formats_read_their_examples() {
@@ -592,41 +582,41 @@ mod tests {
             (
                 &b"2024/01/02 03:04:05 [error] 12#0: x"[..],
                 ymd_slash as fn(&[u8]) -> Option<Reading>,
-                at(civil(2024, 1, 2, 3, 4, 5, 0), None, None),
+                at(Civil::at(2024, 1, 2, 3, 4, 5, 0), None, None),
             ),
             (
                 b"17/06/09 20:10:40 INFO executor.Executor: x",
                 yy_slash,
-                at(civil(2017, 6, 9, 20, 10, 40, 0), None, None),
+                at(Civil::at(2017, 6, 9, 20, 10, 40, 0), None, None),
             ),
             (
                 b"17/06/09 20:10:40,5 PDT x",
                 yy_slash,
-                at(civil(2017, 6, 9, 20, 10, 40, 500_000_000), None, pdt),
+                at(Civil::at(2017, 6, 9, 20, 10, 40, 500_000_000), None, pdt),
             ),
             (b"17/06/09 20:10:401 x", yy_slash, None),
             (
                 b"081109 203615 148 INFO dfs.DataNode: x",
                 yymmdd,
-                at(civil(2008, 11, 9, 20, 36, 15, 0), None, None),
+                at(Civil::at(2008, 11, 9, 20, 36, 15, 0), None, None),
             ),
             (b"0811090 203615 x", yymmdd, None),
             (b"081109 2036150 x", yymmdd, None),
             (
                 b"[Sun Dec 04 04:47:44 2005] [notice] x",
                 ctime,
-                at(civil(2005, 12, 4, 4, 47, 44, 0), None, None),
+                at(Civil::at(2005, 12, 4, 4, 47, 44, 0), None, None),
             ),
             (
                 b"[Sun Dec 04 04:47:44.123456 2005] [core:error] x",
                 ctime,
-                at(civil(2005, 12, 4, 4, 47, 44, 123_456_000), None, None),
+                at(Civil::at(2005, 12, 4, 4, 47, 44, 123_456_000), None, None),
             ),
             (
                 b"Sun Dec  4 04:47:44 PST 2005",
                 ctime,
                 at(
-                    civil(2005, 12, 4, 4, 47, 44, 0),
+                    Civil::at(2005, 12, 4, 4, 47, 44, 0),
                     None,
                     Some(Abbr {
                         name: "PST",
@@ -638,7 +628,7 @@ mod tests {
             (
                 b"{\"name\":\"app\",\"pid\":1,\"msg\":\"hi\",\"time\":\"2012-02-03T14:32:21.123Z\",\"v\":0}",
                 keyed,
-                at(civil(2012, 2, 3, 14, 32, 21, 123_000_000), Some(0), None),
+                at(Civil::at(2012, 2, 3, 14, 32, 21, 123_000_000), Some(0), None),
             ),
             (
                 b"{\"level\":\"info\",\"ts\":1646861401.5241024,\"msg\":\"x\"}",
@@ -653,12 +643,12 @@ mod tests {
             (
                 b"level=info t=2024-01-02T03:04:05Z msg=x",
                 keyed,
-                at(civil(2024, 1, 2, 3, 4, 5, 0), Some(0), None),
+                at(Civil::at(2024, 1, 2, 3, 4, 5, 0), Some(0), None),
             ),
             (
                 b"{\"log\":\"\\\"time\\\":1\",\"stream\":\"stdout\",\"time\":\"2019-01-01T00:00:00.000000001Z\"}",
                 keyed,
-                at(civil(2019, 1, 1, 0, 0, 0, 1), Some(0), None),
+                at(Civil::at(2019, 1, 1, 0, 0, 0, 1), Some(0), None),
             ),
             (b"uptime=1646861401 x", keyed, None),
             (b"{\"time\":\"soon\"}", keyed, None),

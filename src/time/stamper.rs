@@ -179,26 +179,16 @@ impl Stamper {
     /// The time of `line`'s stamp, or `None` if it has none.
     pub fn stamp(&mut self, line: &[u8]) -> Option<Nanos> {
         let (f, s) = (&self.f, &mut self.s);
-        let tz = &f.tz;
-        let mut r = s.read(tz, &f.kind, line);
-        if r.is_none() && f.auto {
-            for k in FALLBACK.iter().filter(|k| **k != f.kind) {
-                r = s.read(tz, k, line);
-                if r.is_some() {
-                    break;
-                }
-            }
-        }
-        let (t, year) = match r? {
+        let (t, year) = match s.read_any(f, line)? {
             Read::Time(t, year, abbr) => {
                 if let Some(a) = abbr
                     && s.check_zones
                 {
-                    s.check_abbr(tz, t, a);
+                    s.check_abbr(&f.tz, t, a);
                 }
                 (t, year)
             }
-            Read::YearLess(c, off) => s.year_less_time(tz, &c, off)?,
+            Read::YearLess(c, off) => s.year_less_time(&f.tz, &c, off)?,
         };
         s.prev = Some(t);
         s.prev_year = year;
@@ -212,17 +202,13 @@ impl Stamper {
     /// zone abbreviation). Leaves [`Stamper::last`] as it is. For reading
     /// lines out of order (the parallel ingest).
     pub(crate) fn stamp_alone(&mut self, line: &[u8]) -> Option<Option<(Nanos, i32)>> {
-        let (f, s) = (&self.f, &mut self.s);
-        let rest = FALLBACK.iter().filter(|k| f.auto && **k != f.kind);
-        for k in std::iter::once(&f.kind).chain(rest) {
-            return match s.read(&f.tz, k, line) {
-                None => continue,
-                Some(Read::Time(_, _, Some(_))) if s.check_zones => None,
-                Some(Read::Time(t, y, _)) => Some(Some((t, y))),
-                Some(Read::YearLess(..)) => None,
-            };
+        let s = &mut self.s;
+        match s.read_any(&self.f, line) {
+            None => Some(None),
+            Some(Read::Time(_, _, Some(_))) if s.check_zones => None,
+            Some(Read::Time(t, y, _)) => Some(Some((t, y))),
+            Some(Read::YearLess(..)) => None,
         }
-        Some(None)
     }
 
     /// True when every stamp is read in order (stamps without a year):
@@ -233,6 +219,21 @@ impl Stamper {
 }
 
 impl State {
+    /// The stamp of `line` in `f`'s format or, for a detected format,
+    /// the first of its fallbacks that reads one.
+    fn read_any(&mut self, f: &TimeFormat, line: &[u8]) -> Option<Read> {
+        if let Some(r) = self.read(&f.tz, &f.kind, line) {
+            return Some(r);
+        }
+        if !f.auto {
+            return None;
+        }
+        FALLBACK
+            .iter()
+            .filter(|k| **k != f.kind)
+            .find_map(|k| self.read(&f.tz, k, line))
+    }
+
     /// The stamp of `line` in format `kind`, its zone (`tz`) applied.
     fn read(&mut self, tz: &TimeZone, kind: &TimeKind, line: &[u8]) -> Option<Read> {
         let r = match kind {

@@ -207,11 +207,10 @@ impl Strptime {
         };
         let off = tm.offset().map(|o| o.seconds());
         if !self.has_year {
-            let ok = (1..=12).contains(&c.mo) && (1..=31).contains(&c.d) && c.h < 24;
-            return (ok && c.mi < 60 && c.s <= 60).then_some(Reading::YearLess { c, off });
+            return Reading::year_less(c, off);
         }
         tm.year()?;
-        c.valid().then_some(Reading::Civil { c, off, abbr: None })
+        Reading::civil(c, off, None)
     }
 }
 
@@ -311,10 +310,6 @@ fn split(format: &str) -> (Vec<Piece>, bool) {
 mod tests {
     use super::*;
 
-    fn civil(y: i64, mo: u32, d: u32, h: u32, mi: u32, s: u32, ns: u32) -> Civil {
-        Civil::at(y, mo, d, h, mi, s, ns)
-    }
-
     #[test]
     fn places() {
         let line = b"134681 node-246  action\tstart 1077804742 1";
@@ -355,7 +350,7 @@ mod tests {
             assert_eq!(
                 s.read(line),
                 Some(Reading::Civil {
-                    c: civil(2017, 12, 23, 22, 15, 29, ns),
+                    c: Civil::at(2017, 12, 23, 22, 15, 29, ns),
                     off: None,
                     abbr: None
                 })
@@ -366,7 +361,7 @@ mod tests {
         assert_eq!(
             s.read(b"03-17 16:13:38.811  1702  2395 D x"),
             Some(Reading::YearLess {
-                c: civil(0, 3, 17, 16, 13, 38, 811_000_000),
+                c: Civil::at(0, 3, 17, 16, 13, 38, 811_000_000),
                 off: None
             })
         );
@@ -379,7 +374,7 @@ mod tests {
         assert_eq!(
             s.read(b"I0517 15:04:22.123456 12 f.cc:3] x"),
             Some(Reading::YearLess {
-                c: civil(0, 5, 17, 15, 4, 22, 123_456_000),
+                c: Civil::at(0, 5, 17, 15, 4, 22, 123_456_000),
                 off: None
             })
         );
@@ -387,7 +382,7 @@ mod tests {
         assert_eq!(
             s.read(b"01:30 PM 02.03.2024"),
             Some(Reading::Civil {
-                c: civil(2024, 3, 2, 13, 30, 0, 0),
+                c: Civil::at(2024, 3, 2, 13, 30, 0, 0),
                 off: None,
                 abbr: None
             })

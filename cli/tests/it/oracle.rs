@@ -109,6 +109,31 @@ pub fn predecessor(cps: &[Checkpoint], target: u64, key: fn(&Checkpoint) -> u64)
     cps[i.max(1) - 1]
 }
 
+/// The first line (0-based) whose time is at or after `t`: `--at T`.
+/// `times` holds each line's own instant, `None` for a line without one.
+pub fn first_at_or_after(times: &[Option<i64>], t: i64) -> Option<usize> {
+    times.iter().position(|x| x.is_some_and(|x| x >= t))
+}
+
+/// The lines (0-based, inclusive) of `--since S --until U` as the spec
+/// defines them: from the first line at or after `S` to the last line
+/// before `U`; `None` when that is empty.
+pub fn time_range(
+    times: &[Option<i64>],
+    since: Option<i64>,
+    until: Option<i64>,
+) -> Option<(usize, usize)> {
+    let a = match since {
+        Some(t) => first_at_or_after(times, t)?,
+        None => 0,
+    };
+    let b = match until {
+        Some(u) => times.iter().rposition(|x| x.is_some_and(|x| x < u))?,
+        None => times.len().checked_sub(1)?,
+    };
+    (a <= b).then_some((a, b))
+}
+
 /// Pages a dense bottom-up bulk load needs: (height, page count including
 /// the superblock) for `n` checkpoints.
 pub fn tree_shape(n: u64, page_size: u32) -> (u32, u32) {

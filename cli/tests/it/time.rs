@@ -10,7 +10,7 @@
 //! lines between them. Real tools check the sorted case: `awk` string
 //! windows on RFC 3339 stamps, and lnav's `:hide-lines-before/after`.
 
-use crate::oracle::Rng;
+use crate::oracle::{self, Rng};
 use crate::run::{Out, Rules, have_tool, lidx_with};
 use std::path::{Path, PathBuf};
 
@@ -398,24 +398,11 @@ impl Log {
     }
 
     fn first_at_or_after(&self, t: i64) -> Option<usize> {
-        self.times.iter().position(|x| x.is_some_and(|x| x >= t))
+        oracle::first_at_or_after(&self.times, t)
     }
 
-    fn last_before(&self, u: i64) -> Option<usize> {
-        self.times.iter().rposition(|x| x.is_some_and(|x| x < u))
-    }
-
-    /// The lines of a time range, as the spec defines it.
     fn range(&self, since: Option<i64>, until: Option<i64>) -> Option<(usize, usize)> {
-        let a = match since {
-            Some(t) => self.first_at_or_after(t)?,
-            None => 0,
-        };
-        let b = match until {
-            Some(u) => self.last_before(u)?,
-            None => self.times.len().checked_sub(1)?,
-        };
-        (a <= b).then_some((a, b))
+        oracle::time_range(&self.times, since, until)
     }
 
     fn bytes(&self, a: usize, b: usize) -> &[u8] {

@@ -17,6 +17,7 @@
 //! then fails with a summary naming each failing file and its first
 //! mismatches.
 
+use crate::oracle;
 use crate::run::BIN;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -209,24 +210,11 @@ impl Log {
     }
 
     fn first_at_or_after(&self, t: i64) -> Option<usize> {
-        self.time.iter().position(|x| x.is_some_and(|x| x >= t))
+        oracle::first_at_or_after(&self.time, t)
     }
 
-    fn last_before(&self, u: i64) -> Option<usize> {
-        self.time.iter().rposition(|x| x.is_some_and(|x| x < u))
-    }
-
-    /// The lines (0-based, inclusive) of `--since S --until U`.
     fn range(&self, since: Option<i64>, until: Option<i64>) -> Option<(usize, usize)> {
-        let a = match since {
-            Some(t) => self.first_at_or_after(t)?,
-            None => 0,
-        };
-        let b = match until {
-            Some(u) => self.last_before(u)?,
-            None => self.time.len().checked_sub(1)?,
-        };
-        (a <= b).then_some((a, b))
+        oracle::time_range(&self.time, since, until)
     }
 
     fn bytes(&self, a: usize, b: usize) -> &[u8] {
