@@ -367,7 +367,7 @@ impl fmt::Display for Error {
                 f,
                 "{}: {format}: {why} ({}, or index its bytes as they are with `lidx index --plain`)",
                 path.display(),
-                if format == crate::ingest::sniff::Format::Zstd.name() {
+                if format == crate::format::compressed::Format::Zstd.name() {
                     "`lidx pack` makes a seekable archive of the text"
                 } else {
                     "decompress it first"

@@ -10,7 +10,11 @@
 //! ([`COMPAT_HEAD_FIRST`], R-19, R-63); files of 1.0 and 1.1, whose
 //! internal nodes lie among the leaves, are read the same way, by page
 //! number.
+//!
+//! [`compressed`] is not sidecar bytes: it names the compression formats a
+//! source may be in that lidx refuses, for the error messages.
 
+pub mod compressed;
 pub mod eytzinger;
 pub mod gzip;
 pub mod node;

@@ -17,6 +17,7 @@ pub(crate) mod gzip;
 mod lines;
 pub mod locate;
 mod open;
+mod options;
 #[cfg(feature = "remote")]
 mod remote;
 mod time;
@@ -25,7 +26,8 @@ pub(crate) mod zstd;
 
 pub use follow::{FollowEvent, Follower};
 pub use lines::{LineBuf, LinesRead};
-pub use open::{Action, OpenOptions, Opened, superblock_of};
+pub use open::superblock_of;
+pub use options::{Action, OpenOptions, Opened};
 pub use time::TimeInfo;
 pub use verify::VerifyReport;
 

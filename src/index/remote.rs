@@ -22,7 +22,7 @@
 //! did not hold ([`open_pages`]). A goto then reads a leaf and the source
 //! span, each one round trip (`Index::line_start` hints the span).
 
-use super::open::{Action, OpenOptions, Opened, ensure_dir, unsupported, write_sidecar};
+use super::options::{Action, OpenOptions, Opened, ensure_dir, unsupported, write_sidecar};
 use super::{Index, SourceStat, locate, read_superblock};
 use crate::error::{Error, Result};
 use crate::format::Superblock;
