@@ -31,11 +31,11 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 
 /// Default text bytes per frame, chosen by measurement on a 1 GiB log
-/// (README, *Performance*): at level 3, 256 KiB frames gave an archive
-/// 0.7% smaller than `zstd -T0 -3`'s (1 MiB: 0.5% smaller, 64 KiB: 0.5%,
-/// 128 KiB: 2.7% larger, level 3 choosing other parameters by input
-/// size), and a goto 2.4 ms faster than with 1 MiB frames (a goto decodes
-/// one frame into fresh memory).
+/// (`benches/README.md`, *zstd seekable*): at level 3, 256 KiB frames gave
+/// an archive 0.7% smaller than `zstd -T0 -3`'s (1 MiB: 0.5% smaller,
+/// 64 KiB: 0.5%, 128 KiB: 2.7% larger, level 3 choosing other parameters
+/// by input size), and a goto 2.4 ms faster than with 1 MiB frames (a goto
+/// decodes one frame into fresh memory).
 pub const DEFAULT_FRAME: u64 = 256 << 10;
 /// Default zstd level.
 pub const DEFAULT_LEVEL: i32 = 3;
