@@ -15,6 +15,8 @@ mod line_at;
 mod lines;
 mod man;
 mod pack;
+mod paths;
+mod prepare;
 mod progress;
 pub mod range;
 mod time;
@@ -252,6 +254,26 @@ pub fn open_with(file: &Path, opts: &QueryOpts, oo: &OpenOptions) -> lidx::Resul
         eprintln!("lidx: warning: {w}");
     }
     Ok(opened.index)
+}
+
+/// Prints the warning of a damaged archive now (a command over several
+/// files prints each after the file's output).
+pub fn take_damage_warning() {
+    if let Some(w) = DAMAGE_WARNING.lock().take() {
+        eprintln!("{w}");
+    }
+}
+
+/// Reports a file's error in a command over several files (which goes on
+/// with the next file, and exits 2 at the end): one line naming the file.
+pub fn file_error(file: &Path, e: &Error) {
+    let text = e.to_string();
+    let name = file.display().to_string();
+    if text.contains(&name) {
+        eprintln!("lidx: {text}");
+    } else {
+        eprintln!("lidx: {name}: {text}");
+    }
 }
 
 /// Prints what opening did, if it did anything.

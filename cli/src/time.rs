@@ -102,11 +102,16 @@ fn now() -> Nanos {
 
 /// Opens `file`'s index for a query, with a time index when `time` asks.
 pub fn open(file: &Path, opts: &QueryOpts, time: &TimeArgs) -> lidx::Result<Index> {
+    super::open_with(file, opts, &open_options(opts, time)?)
+}
+
+/// The open options of a query, with a time index when `time` asks.
+pub fn open_options(opts: &QueryOpts, time: &TimeArgs) -> lidx::Result<lidx::OpenOptions> {
     let mut oo = super::open_options(opts);
     if let Some(t) = time.options()? {
         oo.time(t);
     }
-    super::open_with(file, opts, &oo)
+    Ok(oo)
 }
 
 /// Arguments of `lidx line-at-time`.

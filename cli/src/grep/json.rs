@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 /// What every message of one search shares.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct JsonOptions {
     /// The file as given.
     pub path: Vec<u8>,
@@ -103,10 +103,13 @@ impl Elapsed {
 }
 
 /// The statistics of one search.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Default)]
 pub struct JsonStats {
     /// Time spent searching.
     pub elapsed: Duration,
+    /// Searches counted (1 for one file's `end`; the summary counts the
+    /// files that printed something, as ripgrep's does).
+    pub searches: u64,
     /// 1 if something was selected.
     pub searches_with_match: u64,
     /// Bytes searched (see `lidx::search::Search::bytes_searched`).
@@ -140,7 +143,7 @@ struct End<'a> {
 fn stats(s: &JsonStats) -> Stats {
     Stats {
         elapsed: Elapsed::of(s.elapsed),
-        searches: 1,
+        searches: s.searches,
         searches_with_match: s.searches_with_match,
         bytes_searched: s.bytes_searched,
         bytes_printed: s.bytes_printed,
@@ -179,6 +182,19 @@ pub fn write_end(out: &mut impl Write, o: &JsonOptions, s: &JsonStats) -> std::i
             stats: stats(s),
         },
     )
+}
+
+impl JsonStats {
+    /// Adds one file's statistics to a summary's.
+    pub fn add(&mut self, s: &JsonStats) {
+        self.elapsed += s.elapsed;
+        self.searches += s.searches;
+        self.searches_with_match += s.searches_with_match;
+        self.bytes_searched += s.bytes_searched;
+        self.bytes_printed += s.bytes_printed;
+        self.matched_lines += s.matched_lines;
+        self.matches += s.matches;
+    }
 }
 
 /// Writes the closing `summary` message (keys sorted, as ripgrep's).

@@ -16,18 +16,19 @@
 //! mark is skipped and offsets are counted after it, as ripgrep does.
 
 mod json;
+mod plan;
+mod print;
+mod search;
 mod standard;
 
-use super::{QueryOpts, Status};
+use super::Status;
+use crate::paths::{WalkArgs, expand, nothing_searched, searchable};
 use clap::Args;
-use json::{Json, JsonStats};
 use lidx::Error;
-use lidx::search::parallel::{ChunkOutput, Render};
-use lidx::search::{Chunk, Kind, Line, Matcher, MatcherOptions, ScanOptions, Search, Sink};
-use standard::{Standard, StandardOptions};
-use std::io::{IsTerminal, Write};
+use lidx::search::parallel::ChunkOutput;
+use lidx::search::{Kind, Line, Matcher};
+use plan::Plan;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::Instant;
 
 /// Arguments of `lidx grep`.
@@ -38,10 +39,11 @@ pub struct GrepArgs {
     /// are given with -e.
     #[arg(value_name = "PATTERN")]
     first: Option<String>,
-    /// The file (with -e, the only positional argument).
-    #[arg(value_name = "FILE")]
+    /// Files, archives, URLs and directories to search (directories are
+    /// walked as ripgrep walks them; none: the current directory).
+    #[arg(value_name = "PATH")]
     #[arg(value_parser = super::file_arg())]
-    second: Option<PathBuf>,
+    paths: Vec<PathBuf>,
     /// A pattern; repeat for several (a line matches if any matches).
     #[arg(
         short = 'e',
@@ -86,6 +88,25 @@ pub struct GrepArgs {
     /// One JSON message per line, as `rg --json`.
     #[arg(long, overrides_with_all = MODES)]
     json: bool,
+    /// Print the file's name with each line, count or JSON message (the
+    /// default with several PATHs or a directory).
+    #[arg(short = 'H', long, overrides_with = "no_filename")]
+    with_filename: bool,
+    /// Never print file names.
+    #[arg(short = 'I', long, overrides_with = "with_filename")]
+    no_filename: bool,
+    /// Print each file's name once, above its lines (the default on a
+    /// terminal when names are printed).
+    #[arg(long, overrides_with = "no_heading")]
+    heading: bool,
+    /// Print the file's name on each line instead of above them.
+    #[arg(long, overrides_with = "heading")]
+    no_heading: bool,
+    /// Follow each printed file name with a NUL byte (for `xargs -0`).
+    #[arg(short = '0', long)]
+    null: bool,
+    #[command(flatten)]
+    walk: WalkArgs,
     /// Print nothing (no notes on stderr either); exit 0 if a line is
     /// selected.
     #[arg(short = 'q', long)]
@@ -276,12 +297,14 @@ impl Rendered {
 /// reset, as termcolor writes them).
 #[derive(Debug, Clone, Copy)]
 pub struct Colors {
+    path: &'static [u8],
     line: &'static [u8],
     column: &'static [u8],
     matched: &'static [u8],
 }
 
 const DEFAULT_COLORS: Colors = Colors {
+    path: b"\x1b[0m\x1b[35m",
     line: b"\x1b[0m\x1b[32m",
     column: b"\x1b[0m",
     matched: b"\x1b[0m\x1b[1m\x1b[31m",
@@ -380,110 +403,6 @@ fn trim_ascii_prefix(bytes: &[u8], start: usize, end: usize, crlf: bool) -> usiz
     start + n
 }
 
-fn parse_bytes(s: &str) -> Result<std::ops::Range<u64>, Error> {
-    let bad = || {
-        Error::InvalidArgument(format!(
-            "invalid byte range {s:?}: expected A:B with A < B (0-based, end exclusive)"
-        ))
-    };
-    let (a, b) = s.split_once(':').ok_or_else(bad)?;
-    let num = |t: &str| -> Result<u64, Error> {
-        if t.is_empty() || !t.bytes().all(|c| c.is_ascii_digit()) {
-            return Err(bad());
-        }
-        t.parse().map_err(|_| bad())
-    };
-    let a = if a.is_empty() { 0 } else { num(a)? };
-    let b = if b.is_empty() { u64::MAX } else { num(b)? };
-    if a >= b {
-        return Err(bad());
-    }
-    Ok(a..b)
-}
-
-/// Sorted, merged line ranges (0-based, half-open).
-fn merge(mut v: Vec<std::ops::Range<u64>>) -> Vec<std::ops::Range<u64>> {
-    v.sort_by_key(|r| r.start);
-    let mut out: Vec<std::ops::Range<u64>> = Vec::new();
-    for r in v {
-        match out.last_mut() {
-            Some(last) if r.start <= last.end => last.end = last.end.max(r.end),
-            _ => out.push(r),
-        }
-    }
-    out
-}
-
-/// Counts selected lines and, if asked, their matches (the count modes).
-struct Counter {
-    matcher: Arc<Matcher>,
-    facts: Arc<LineFacts>,
-    count_matches: bool,
-    done: Rendered,
-}
-
-impl Counter {
-    fn new(matcher: Arc<Matcher>, facts: Arc<LineFacts>, count_matches: bool) -> Counter {
-        Counter {
-            matcher,
-            facts,
-            count_matches,
-            done: Rendered::default(),
-        }
-    }
-}
-
-impl Sink for Counter {
-    fn line(&mut self, l: &Line<'_>) -> lidx::Result<bool> {
-        if l.kind == Kind::Match && self.count_matches {
-            // As ripgrep's summary printer: every match, at least one.
-            let content = self.matcher.content(l.bytes);
-            let (mut n, len) = (0u64, l.bytes.len());
-            let preceded = self.facts.preceded(l.offset);
-            self.matcher.for_each_match(content, preceded, |s, _| {
-                n += u64::from(s < len);
-                s < len
-            });
-            self.done.matches += n.max(1);
-        }
-        self.done.rendered(l.kind);
-        Ok(true)
-    }
-}
-
-impl Render for Counter {
-    fn finish(self) -> ChunkOutput {
-        self.done.finish()
-    }
-}
-
-/// The renderers of the modes, behind one type for the scan.
-enum Printer {
-    Standard(Standard),
-    Json(Json),
-    Count(Counter),
-}
-
-impl Sink for Printer {
-    fn line(&mut self, l: &Line<'_>) -> lidx::Result<bool> {
-        match self {
-            Printer::Standard(p) => p.line(l),
-            Printer::Json(p) => p.line(l),
-            Printer::Count(p) => p.line(l),
-        }
-    }
-}
-
-impl Render for Printer {
-    fn finish(self) -> ChunkOutput {
-        match self {
-            Printer::Standard(p) => p.finish(),
-            Printer::Json(p) => p.finish(),
-            Printer::Count(p) => p.finish(),
-        }
-    }
-}
-
 fn mode_of(a: &GrepArgs) -> Mode {
     let mut mode = if a.count {
         Mode::Count
@@ -509,380 +428,58 @@ fn mode_of(a: &GrepArgs) -> Mode {
 
 pub fn run(a: GrepArgs) -> lidx::Result<Status> {
     let started = Instant::now();
-    let (patterns, file) = match (a.patterns.is_empty(), &a.first, &a.second) {
-        (true, Some(p), Some(f)) => (vec![p.clone()], f.clone()),
-        (false, Some(f), None) => (a.patterns.clone(), super::stdin_alias(f.into())),
-        (false, Some(_), Some(_)) => {
-            return Err(Error::InvalidArgument(
-                "with -e, give only the FILE as positional argument".into(),
-            ));
+    let (patterns, paths) = match (a.patterns.is_empty(), &a.first) {
+        (true, Some(p)) => (vec![p.clone()], a.paths.clone()),
+        (false, Some(f)) => {
+            let mut paths = vec![super::stdin_alias(f.into())];
+            paths.extend(a.paths.iter().cloned());
+            (a.patterns.clone(), paths)
         }
         _ => {
             return Err(Error::InvalidArgument(
-                "usage: lidx grep [OPTIONS] PATTERN FILE".into(),
+                "usage: lidx grep [OPTIONS] PATTERN [PATH ...]".into(),
             ));
         }
     };
-    let encoding = if a.no_encoding {
-        "auto".to_string()
-    } else {
-        a.encoding.to_ascii_lowercase()
-    };
-    let encoding_none = match encoding.as_str() {
-        "auto" => false,
-        "none" => true,
-        other => {
-            return Err(Error::InvalidArgument(format!(
-                "encoding {other:?} is not supported: lidx searches bytes; use -E auto (the default: a UTF-8 byte-order mark is skipped) or -E none"
-            )));
-        }
-    };
-    let mode = mode_of(&a);
-    let mopts = MatcherOptions {
-        fixed_strings: a.fixed_strings,
-        case_insensitive: a.ignore_case,
-        smart_case: a.smart_case,
-        word: a.word_regexp,
-        line: a.line_regexp,
-        crlf: a.crlf,
-        no_unicode: a.no_unicode,
-    };
-    let matcher = Arc::new(Matcher::new(&patterns, &mopts)?);
-    let specs = a
-        .lines
-        .iter()
-        .map(|r| super::range::parse(r).map_err(Error::InvalidArgument))
-        .collect::<Result<Vec<_>, _>>()?;
-    let byte_ranges = a
-        .bytes
-        .iter()
-        .map(|s| parse_bytes(s))
-        .collect::<Result<Vec<_>, _>>()?;
-    let threads = a
-        .threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-        .max(1);
-
-    let qopts = QueryOpts {
-        index: a.index.clone(),
-        no_build: a.no_build,
-        cache_mb: a.cache_mb,
-        quiet: a.quiet,
-    };
-    let index = crate::time::open(&file, &qopts, &a.time)?;
-    let mut ranges = specs
-        .iter()
-        .map(|s| s.resolve_in(&index))
-        .collect::<Result<Vec<_>, _>>()?;
-    for b in byte_ranges {
-        let c = index.chunk_for_bytes(b)?;
-        if c.start < c.end {
-            let last = index.line_at(c.end - 1)?;
-            ranges.push(c.first_line..last + 1);
-        }
-    }
-    let whole = a.lines.is_empty() && a.bytes.is_empty();
-    let mut ranges: Vec<std::ops::Range<u64>> = if whole {
-        std::iter::once(0..index.line_count()).collect()
-    } else {
-        merge(ranges)
-    };
-    // --since/--until: only the lines of the time range, too.
-    if let Some(t) = a.time.range(&index)? {
-        ranges = ranges
-            .into_iter()
-            .map(|r| r.start.max(t.start)..r.end.min(t.end))
-            .filter(|r| r.start < r.end)
-            .collect();
-    }
-
-    // A remote source starts fetching the first chunk while the first
-    // bytes are read (for gzip, span 0 is decoded for them).
-    if let Some(r) = ranges.first() {
-        let c = index.chunk_for_lines(r.clone())?;
-        index
-            .source()
-            .will_need(c.start..c.end.min(c.start.saturating_add(a.chunk_bytes)));
-    }
-    // A byte-order mark, as ripgrep's automatic encoding detection sees it.
-    let mut head = [0u8; 3];
-    let got = index.source().read_full_at(&mut head, 0)?;
-    let head = &head[..got];
-    let shift = if !encoding_none && head.starts_with(b"\xEF\xBB\xBF") {
-        3
-    } else {
-        0
-    };
-    if !encoding_none && (head.starts_with(b"\xFF\xFE") || head.starts_with(b"\xFE\xFF")) {
-        return Err(Error::InvalidArgument(format!(
-            "{}: UTF-16 text (byte-order mark {:02X} {:02X}): lidx splits lines at byte 0x0A and cannot search UTF-16; convert it (iconv -f UTF-16 -t UTF-8) or search the raw bytes with -E none",
-            file.display(),
-            head[0],
-            head[1]
-        )));
-    }
-
-    let mut chunks: Vec<Chunk> = Vec::new();
-    for r in &ranges {
-        let mut c = index.chunk_for_lines(r.clone())?;
-        if c.start == 0 {
-            c.start = shift.min(c.end);
-        }
-        if c.start < c.end {
-            chunks.push(c);
-        }
-    }
-    if a.binary_skip {
-        for c in &chunks {
-            if contains_nul(index.source(), c)? {
-                return Ok(1);
-            }
-        }
-    }
-    let facts = Arc::new(LineFacts {
-        shift,
-        starts: chunks.iter().map(|c| c.start).collect(),
-    });
-
-    let stdout_tty = std::io::stdout().is_terminal();
-    let color = match a.color.as_str() {
-        "always" | "ansi" => true,
-        "never" => false,
-        _ => {
-            stdout_tty
-                && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-                && std::env::var_os("TERM").is_none_or(|t| t != "dumb")
-        }
-    };
-    let (before, after) = if a.passthru {
-        (0, 0)
-    } else {
-        (
-            a.before_context.or(a.context).unwrap_or(0),
-            a.after_context.or(a.context).unwrap_or(0),
-        )
-    };
-    let column = a.column || (a.vimgrep && !a.no_column);
-    let line_number = if a.no_line_number {
-        false
-    } else if a.line_number {
-        true
-    } else {
-        match mode {
-            Mode::Json => true,
-            Mode::Standard => !a.quiet && (stdout_tty || column || a.vimgrep),
-            _ => false,
-        }
-    };
-    let sopts = ScanOptions {
-        invert: a.invert_match,
-        before,
-        after,
-        // -q and -l need one selected line (quiet JSON still counts all).
-        max_count: if (a.quiet && mode != Mode::Json) || mode == Mode::FilesWithMatches {
-            Some(a.max_count.unwrap_or(1).min(1))
-        } else {
-            a.max_count
-        },
-        passthru: a.passthru,
-        // Standard and JSON output print numbers only with line_number;
-        // counts, file names and quiet runs never do.
-        skip_line_numbers: !line_number,
-    };
-    let path_bytes = path_bytes(&file);
-    let replacement = a.replace.as_ref().map(|r| r.as_bytes().to_vec());
-    let popts = Arc::new(StandardOptions {
-        line_number,
-        column,
-        byte_offset: a.byte_offset,
-        only_matching: a.only_matching,
-        per_match: a.vimgrep,
-        replacement: replacement.clone(),
-        max_columns: a.max_columns.filter(|&m| m > 0),
-        max_columns_preview: a.max_columns_preview,
-        trim: a.trim,
-        colors: color.then_some(DEFAULT_COLORS),
-        context: before > 0 || after > 0,
-        separator_context: if a.no_context_separator {
-            None
-        } else {
-            Some(unescape(a.context_separator.as_deref().unwrap_or("--")))
-        },
-        separator_match: unescape(&a.field_match_separator),
-        separator_context_field: unescape(&a.field_context_separator),
-        invert: a.invert_match,
-    });
-    let jopts = Arc::new(json::JsonOptions {
-        path: path_bytes.clone(),
-        line_number,
-        replacement,
-        invert: a.invert_match,
-    });
-    let quiet = a.quiet;
-    let make = || -> Printer {
-        if quiet {
-            // Quiet JSON still reports statistics in its summary.
-            return Printer::Count(Counter::new(
-                matcher.clone(),
-                facts.clone(),
-                mode == Mode::Json,
-            ));
-        }
-        match mode {
-            Mode::Standard => {
-                Printer::Standard(Standard::new(popts.clone(), facts.clone(), matcher.clone()))
-            }
-            Mode::Json => Printer::Json(Json::new(jopts.clone(), facts.clone(), matcher.clone())),
-            _ => Printer::Count(Counter::new(
-                matcher.clone(),
-                facts.clone(),
-                mode == Mode::CountMatches,
-            )),
-        }
-    };
-
+    let targets = expand(&paths, &a.walk)?;
+    let plan = Plan::new(&a, &patterns, targets.several)?;
+    crate::paths::one_sidecar(&targets, &plan.query)?;
     let mut out = super::stdout();
-    let out_err = |e| Error::io("write", Path::new("<stdout>"), e);
-    let json_out = mode == Mode::Json && !quiet;
-    let mut printed = 0u64;
-    let mut begun = false;
-    let search_started = Instant::now();
-    // Context crosses chunk boundaries, and with -m the statistics of JSON
-    // and the match counts depend on where the search stops: one search,
-    // in order. Otherwise chunks are searched in parallel.
-    let sequential = before > 0
-        || after > 0
-        || (sopts.max_count.is_some() && (mode != Mode::Standard || a.passthru));
-    let mut done = false;
-    let totals = if sequential {
-        let mut printer = make();
-        let mut search = Search::new(&matcher, sopts);
-        search.exact_bytes_searched(json_out);
-        let mut buf = Vec::new();
-        for c in &chunks {
-            search.scan(index.source(), *c, &mut buf, &mut printer)?;
-            if search.is_done() {
+    let mut run = print::Run::default();
+    if let [one] = &targets.list[..]
+        && !targets.several
+    {
+        // One named file: its errors are the command's.
+        run.file(&plan, &one.path, &mut out)?;
+    } else {
+        let files = searchable(&targets, &a.walk);
+        let mut errors = targets.errors || nothing_searched(&files, &targets, &a.walk);
+        crate::prepare::sidecars(&files, &plan.query, &plan.time, plan.threads);
+        for file in files {
+            match run.file(&plan, file, &mut out) {
+                Ok(()) => crate::take_damage_warning(),
+                Err(e) if e.is_broken_pipe() => return Err(e),
+                Err(e) => {
+                    super::flush(&mut out)?;
+                    crate::file_error(file, &e);
+                    errors = true;
+                }
+            }
+            // -q: the first selected line answers (quiet JSON still
+            // reports every file in its summary).
+            if plan.quiet && plan.mode != Mode::Json && run.matched {
                 break;
             }
         }
-        done = search.is_done();
-        let rendered = printer.finish();
-        write_out(
-            &mut out,
-            &rendered.bytes,
-            json_out,
-            &mut begun,
-            &mut printed,
-            &jopts,
-        )
-        .map_err(out_err)?;
-        lidx::search::parallel::Totals {
-            selected: search.selected(),
-            matches: rendered.matches,
-            searched: search.bytes_searched(),
-        }
-    } else {
-        let mut pieces = Vec::new();
-        for c in &chunks {
-            pieces.extend(index.split_chunk(*c, a.chunk_bytes)?);
-        }
-        lidx::search::parallel::run(
-            index.source(),
-            &pieces,
-            threads,
-            &matcher,
-            &sopts,
-            make,
-            &mut |bytes| {
-                write_out(&mut out, bytes, json_out, &mut begun, &mut printed, &jopts)
-                    .map_err(out_err)
-            },
-        )?
-    };
-    let search_elapsed = search_started.elapsed();
-    let selected = totals.selected;
-
-    // A damaged or truncated archive: the search covered only the lines
-    // before the damage. An answer that needs the rest (a count, the
-    // absence of a match) is an error; lines already printed stand, as
-    // with `zcat | rg`.
-    let needs_rest =
-        whole || ranges.iter().any(|r| r.end > index.line_count()) || !a.bytes.is_empty();
-    // Stopped by -m (or -q, -l) before the end: the answer is complete.
-    let stopped_early = done || (!sequential && sopts.max_count.is_some_and(|m| selected >= m));
-    if needs_rest
-        && !stopped_early
-        && let Some(e) = index.damaged_error()
-    {
-        super::flush(&mut out)?;
-        return Err(e);
-    }
-
-    let term = matcher.line_terminator();
-    if !quiet {
-        match mode {
-            Mode::Count | Mode::CountMatches => {
-                let n = if mode == Mode::Count {
-                    selected
-                } else {
-                    totals.matches
-                };
-                if n > 0 || a.include_zero {
-                    write!(out, "{n}").map_err(out_err)?;
-                    out.write_all(term).map_err(out_err)?;
-                }
-            }
-            Mode::FilesWithMatches if selected > 0 => {
-                out.write_all(&path_bytes).map_err(out_err)?;
-                out.write_all(term).map_err(out_err)?;
-            }
-            Mode::FilesWithoutMatch if selected == 0 => {
-                out.write_all(&path_bytes).map_err(out_err)?;
-                out.write_all(term).map_err(out_err)?;
-            }
-            _ => {}
+        if errors && !(plan.quiet && run.matched) {
+            run.finish(&plan, started, &mut out)?;
+            super::flush(&mut out)?;
+            return Ok(2);
         }
     }
-    if mode == Mode::Json {
-        let stats = JsonStats {
-            elapsed: search_elapsed,
-            searches_with_match: u64::from(selected > 0),
-            bytes_searched: totals.searched,
-            bytes_printed: printed,
-            matched_lines: selected,
-            matches: totals.matches,
-        };
-        if begun {
-            json::write_end(&mut out, &jopts, &stats).map_err(out_err)?;
-        }
-        json::write_summary(&mut out, &stats, started.elapsed()).map_err(out_err)?;
-    }
+    run.finish(&plan, started, &mut out)?;
     super::flush(&mut out)?;
-    let found = match mode {
-        Mode::FilesWithoutMatch => selected == 0,
-        _ => selected > 0,
-    };
-    Ok(if found { 0 } else { 1 })
-}
-
-/// Writes rendered bytes; in JSON mode, the `begin` message first.
-fn write_out(
-    out: &mut impl Write,
-    bytes: &[u8],
-    json: bool,
-    begun: &mut bool,
-    printed: &mut u64,
-    jopts: &json::JsonOptions,
-) -> std::io::Result<()> {
-    if bytes.is_empty() {
-        return Ok(());
-    }
-    if json && !*begun {
-        *begun = true;
-        *printed += json::write_begin(out, jopts)?;
-    }
-    *printed += bytes.len() as u64;
-    out.write_all(bytes)
+    Ok(if run.matched { 0 } else { 1 })
 }
 
 /// The path as ripgrep prints it (the argument as given).
@@ -922,21 +519,4 @@ fn unescape(s: &str) -> Vec<u8> {
         }
     }
     out
-}
-
-fn contains_nul(src: &dyn lidx::io::ReadAt, c: &Chunk) -> lidx::Result<bool> {
-    let mut buf = lidx::io::AlignedBuf::zeroed(1 << 16);
-    let mut at = c.start;
-    while at < c.end {
-        let n = buf.len().min((c.end - at) as usize);
-        let got = src.read_full_at(&mut buf[..n], at)?;
-        if got == 0 {
-            break;
-        }
-        if memchr::memchr(0, &buf[..got]).is_some() {
-            return Ok(true);
-        }
-        at += got as u64;
-    }
-    Ok(false)
 }

@@ -15,6 +15,10 @@ use std::sync::Arc;
 /// How to print (the flags of the standard format).
 #[derive(Debug, Clone, Default)]
 pub struct StandardOptions {
+    /// Prefix each line with this path (several files, no heading).
+    pub path: Option<Vec<u8>>,
+    /// Follow the path with a NUL byte instead of the separator (`-0`).
+    pub null: bool,
     /// Prefix line numbers (1-based).
     pub line_number: bool,
     /// Prefix the 1-based column of the first match (`--column`).
@@ -154,6 +158,14 @@ impl Standard {
             &self.opts.separator_match
         };
         let colors = self.opts.colors.as_ref();
+        if let Some(p) = &self.opts.path {
+            spec(&mut self.done.out, colors.map(|c| c.path), p);
+            if self.opts.null {
+                self.done.out.push(0);
+            } else {
+                self.done.out.extend_from_slice(sep);
+            }
+        }
         if self.opts.line_number {
             spec(
                 &mut self.done.out,
@@ -355,7 +367,7 @@ fn content_end(bytes: &[u8], line: (usize, usize), crlf: bool) -> usize {
 }
 
 /// Writes `text` in colour `spec` (then a reset), or plain.
-fn spec(out: &mut Vec<u8>, spec: Option<&[u8]>, text: &[u8]) {
+pub fn spec(out: &mut Vec<u8>, spec: Option<&[u8]>, text: &[u8]) {
     match spec {
         Some(s) => {
             out.extend_from_slice(s);

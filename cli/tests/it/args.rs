@@ -293,7 +293,7 @@ fn argument_errors_are_one_line_with_the_way_out() {
         ),
         (
             vec!["count"],
-            "lidx: the following required arguments were not provided: <FILE>\n".into(),
+            "lidx: the following required arguments were not provided: <PATH>...\n".into(),
         ),
         (
             vec!["lines", "text", "2", "--index"],

@@ -435,7 +435,7 @@ fn bad_arguments_exit_2_with_one_line() {
         vec!["lines", path.to_str().unwrap()],
         vec!["frobnicate"],
         vec!["count"],
-        vec!["count", path.to_str().unwrap(), "extra"],
+        vec!["count", path.to_str().unwrap(), "--frobnicate"],
         vec!["lines", path.to_str().unwrap(), "1", "--cache-mb", "lots"],
     ] {
         let o = lidx(&args);
@@ -498,7 +498,6 @@ fn missing_file_and_directory_exit_2_naming_them() {
         vec!["info", m],
         vec!["verify", m],
         vec!["lines", d, "1"],
-        vec!["count", d],
         vec!["index", d],
         vec!["info", d],
     ] {
@@ -506,6 +505,10 @@ fn missing_file_and_directory_exit_2_naming_them() {
         assert_eq!(o.code, 2, "{args:?}");
         assert!(o.stderr.contains(args[1]), "{args:?}: {}", o.stderr);
     }
+    // A directory is walked, as by `lidx grep`: empty, it has nothing to
+    // count (exit 1, as `rg -c x EMPTYDIR`).
+    let o = lidx(["count", d]);
+    assert_eq!((o.code, o.stdout_str().as_str(), o.stderr.as_str()), (1, "", ""));
     assert_eq!(
         std::fs::read_dir(dir.path()).unwrap().count(),
         0,

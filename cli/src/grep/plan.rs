@@ -1,0 +1,231 @@
+//! Planning a search: everything decided once from the arguments, before
+//! any file is opened — the matcher, the output mode and its options, the
+//! line and byte ranges asked for, how files are named in the output.
+
+use super::json::JsonOptions;
+use super::standard::StandardOptions;
+use super::{DEFAULT_COLORS, GrepArgs, Mode, unescape};
+use crate::QueryOpts;
+use crate::range::LineRange;
+use crate::time::TimeArgs;
+use lidx::Error;
+use lidx::search::{Matcher, MatcherOptions, ScanOptions};
+use std::io::IsTerminal;
+use std::ops::Range;
+use std::sync::Arc;
+
+/// A search, planned.
+pub struct Plan {
+    /// What is printed.
+    pub mode: Mode,
+    /// `-q`: nothing printed; stop at the first selected line.
+    pub quiet: bool,
+    /// The patterns, compiled.
+    pub matcher: Arc<Matcher>,
+    /// `--lines` ranges, resolved in each file.
+    pub specs: Vec<LineRange>,
+    /// `--bytes` ranges.
+    pub byte_ranges: Vec<Range<u64>>,
+    /// Neither `--lines` nor `--bytes`: whole files.
+    pub whole: bool,
+    /// Worker threads.
+    pub threads: usize,
+    /// Bytes of source per parallel work unit.
+    pub chunk_bytes: u64,
+    /// `-E none`: raw bytes, no byte-order mark handling.
+    pub encoding_none: bool,
+    /// `--binary-skip`.
+    pub binary_skip: bool,
+    /// The scan's options (context, `-v`, `-m`).
+    pub sopts: ScanOptions,
+    /// Context crosses chunks, or `-m` needs order: one search in order.
+    pub sequential: bool,
+    /// The standard format's options, without a path.
+    pub standard: StandardOptions,
+    /// The JSON format's options, without a path.
+    pub json: JsonOptions,
+    /// `--include-zero`.
+    pub include_zero: bool,
+    /// Output names each line's or count's file (`-H`, or several files
+    /// without `-I`).
+    pub with_filename: bool,
+    /// The file's name on a line of its own before its lines (`--heading`,
+    /// the default on a terminal with several files).
+    pub heading: bool,
+    /// `-0`: a NUL after each printed path.
+    pub null: bool,
+    /// Options of the index opens.
+    pub query: QueryOpts,
+    /// `--since`/`--until` and how stamps are read.
+    pub time: TimeArgs,
+}
+
+impl Plan {
+    /// Plans the search of `a`; `several` is true when the output must
+    /// name files by default (several PATHs, or a directory).
+    pub fn new(a: &GrepArgs, patterns: &[String], several: bool) -> lidx::Result<Plan> {
+        let encoding = if a.no_encoding {
+            "auto".to_string()
+        } else {
+            a.encoding.to_ascii_lowercase()
+        };
+        let encoding_none = match encoding.as_str() {
+            "auto" => false,
+            "none" => true,
+            other => {
+                return Err(Error::InvalidArgument(format!(
+                    "encoding {other:?} is not supported: lidx searches bytes; use -E auto (the default: a UTF-8 byte-order mark is skipped) or -E none"
+                )));
+            }
+        };
+        let mode = super::mode_of(a);
+        let mopts = MatcherOptions {
+            fixed_strings: a.fixed_strings,
+            case_insensitive: a.ignore_case,
+            smart_case: a.smart_case,
+            word: a.word_regexp,
+            line: a.line_regexp,
+            crlf: a.crlf,
+            no_unicode: a.no_unicode,
+        };
+        let matcher = Arc::new(Matcher::new(patterns, &mopts)?);
+        let specs = a
+            .lines
+            .iter()
+            .map(|r| crate::range::parse(r).map_err(Error::InvalidArgument))
+            .collect::<Result<Vec<_>, _>>()?;
+        let byte_ranges = a
+            .bytes
+            .iter()
+            .map(|s| super::search::parse_bytes(s))
+            .collect::<Result<Vec<_>, _>>()?;
+        let threads = a
+            .threads
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+            .max(1);
+
+        let stdout_tty = std::io::stdout().is_terminal();
+        let color = match a.color.as_str() {
+            "always" | "ansi" => true,
+            "never" => false,
+            _ => {
+                stdout_tty
+                    && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                    && std::env::var_os("TERM").is_none_or(|t| t != "dumb")
+            }
+        };
+        let (before, after) = if a.passthru {
+            (0, 0)
+        } else {
+            (
+                a.before_context.or(a.context).unwrap_or(0),
+                a.after_context.or(a.context).unwrap_or(0),
+            )
+        };
+        let column = a.column || (a.vimgrep && !a.no_column);
+        let line_number = if a.no_line_number {
+            false
+        } else if a.line_number {
+            true
+        } else {
+            match mode {
+                Mode::Json => true,
+                Mode::Standard => !a.quiet && (stdout_tty || column || a.vimgrep),
+                _ => false,
+            }
+        };
+        let sopts = ScanOptions {
+            invert: a.invert_match,
+            before,
+            after,
+            // -q and -l need one selected line (quiet JSON still counts all).
+            max_count: if (a.quiet && mode != Mode::Json) || mode == Mode::FilesWithMatches {
+                Some(a.max_count.unwrap_or(1).min(1))
+            } else {
+                a.max_count
+            },
+            passthru: a.passthru,
+            // Standard and JSON output print numbers only with line_number;
+            // counts, file names and quiet runs never do.
+            skip_line_numbers: !line_number,
+        };
+        // Context crosses chunk boundaries, and with -m the statistics of
+        // JSON and the match counts depend on where the search stops: one
+        // search, in order. Otherwise chunks are searched in parallel.
+        let sequential = before > 0
+            || after > 0
+            || (sopts.max_count.is_some() && (mode != Mode::Standard || a.passthru));
+        let replacement = a.replace.as_ref().map(|r| r.as_bytes().to_vec());
+        let with_filename = if a.no_filename {
+            false
+        } else {
+            a.with_filename || several
+        };
+        // As ripgrep: a heading when asked, or by default on a terminal,
+        // for the standard format only (not --vimgrep).
+        let heading = with_filename
+            && mode == Mode::Standard
+            && !a.vimgrep
+            && if a.no_heading {
+                false
+            } else {
+                a.heading || stdout_tty
+            };
+        let standard = StandardOptions {
+            path: None,
+            null: a.null,
+            line_number,
+            column,
+            byte_offset: a.byte_offset,
+            only_matching: a.only_matching,
+            per_match: a.vimgrep,
+            replacement: replacement.clone(),
+            max_columns: a.max_columns.filter(|&m| m > 0),
+            max_columns_preview: a.max_columns_preview,
+            trim: a.trim,
+            colors: color.then_some(DEFAULT_COLORS),
+            context: before > 0 || after > 0,
+            separator_context: if a.no_context_separator {
+                None
+            } else {
+                Some(unescape(a.context_separator.as_deref().unwrap_or("--")))
+            },
+            separator_match: unescape(&a.field_match_separator),
+            separator_context_field: unescape(&a.field_context_separator),
+            invert: a.invert_match,
+        };
+        let json = JsonOptions {
+            path: Vec::new(),
+            line_number,
+            replacement,
+            invert: a.invert_match,
+        };
+        Ok(Plan {
+            mode,
+            quiet: a.quiet,
+            matcher,
+            specs,
+            byte_ranges,
+            whole: a.lines.is_empty() && a.bytes.is_empty(),
+            threads,
+            chunk_bytes: a.chunk_bytes,
+            encoding_none,
+            binary_skip: a.binary_skip,
+            sopts,
+            sequential,
+            standard,
+            json,
+            include_zero: a.include_zero,
+            with_filename,
+            heading,
+            null: a.null,
+            query: QueryOpts {
+                index: a.index.clone(),
+                no_build: a.no_build,
+                cache_mb: a.cache_mb,
+                quiet: a.quiet,
+            },
+            time: a.time.clone(),
+        })
+    }
+}

@@ -1,0 +1,344 @@
+//! Searching one file: open its index, turn the asked ranges into chunks
+//! of source, scan them (in parallel where the output allows), and write
+//! what the printers rendered, after the file's lead (its heading, or its
+//! JSON `begin`).
+
+use super::json::{Json, JsonOptions};
+use super::plan::Plan;
+use super::standard::{Standard, StandardOptions};
+use super::{LineFacts, Mode, Rendered, path_bytes};
+use lidx::Error;
+use lidx::search::parallel::{ChunkOutput, Render};
+use lidx::search::{Chunk, Kind, Line, Matcher, Search, Sink};
+use std::io::Write;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// What searching one file found and printed.
+#[derive(Debug, Default)]
+pub struct Found {
+    /// Lines selected.
+    pub selected: u64,
+    /// Matches counted (count modes and JSON).
+    pub matches: u64,
+    /// Bytes searched (exact in JSON mode).
+    pub searched: u64,
+    /// Bytes printed, the lead included.
+    pub printed: u64,
+    /// Something was printed (the lead first).
+    pub begun: bool,
+    /// Time spent searching.
+    pub elapsed: Duration,
+}
+
+/// Searches `file` as `plan` says; `lead` is written before the file's
+/// first output, if it has any.
+pub fn search_file(
+    plan: &Plan,
+    file: &Path,
+    lead: &[u8],
+    out: &mut impl Write,
+) -> lidx::Result<Found> {
+    let index = crate::time::open(file, &plan.query, &plan.time)?;
+    let mut ranges = plan
+        .specs
+        .iter()
+        .map(|s| s.resolve_in(&index))
+        .collect::<Result<Vec<_>, _>>()?;
+    for b in &plan.byte_ranges {
+        let c = index.chunk_for_bytes(b.clone())?;
+        if c.start < c.end {
+            let last = index.line_at(c.end - 1)?;
+            ranges.push(c.first_line..last + 1);
+        }
+    }
+    let mut ranges: Vec<std::ops::Range<u64>> = if plan.whole {
+        std::iter::once(0..index.line_count()).collect()
+    } else {
+        merge(ranges)
+    };
+    // --since/--until: only the lines of the time range, too.
+    if let Some(t) = plan.time.range(&index)? {
+        ranges = ranges
+            .into_iter()
+            .map(|r| r.start.max(t.start)..r.end.min(t.end))
+            .filter(|r| r.start < r.end)
+            .collect();
+    }
+
+    // A remote source starts fetching the first chunk while the first
+    // bytes are read (for gzip, span 0 is decoded for them).
+    if let Some(r) = ranges.first() {
+        let c = index.chunk_for_lines(r.clone())?;
+        index
+            .source()
+            .will_need(c.start..c.end.min(c.start.saturating_add(plan.chunk_bytes)));
+    }
+    // A byte-order mark, as ripgrep's automatic encoding detection sees it.
+    let mut head = [0u8; 3];
+    let got = index.source().read_full_at(&mut head, 0)?;
+    let head = &head[..got];
+    let shift = if !plan.encoding_none && head.starts_with(b"\xEF\xBB\xBF") {
+        3
+    } else {
+        0
+    };
+    if !plan.encoding_none && (head.starts_with(b"\xFF\xFE") || head.starts_with(b"\xFE\xFF")) {
+        return Err(Error::InvalidArgument(format!(
+            "{}: UTF-16 text (byte-order mark {:02X} {:02X}): lidx splits lines at byte 0x0A and cannot search UTF-16; convert it (iconv -f UTF-16 -t UTF-8) or search the raw bytes with -E none",
+            file.display(),
+            head[0],
+            head[1]
+        )));
+    }
+
+    let mut chunks: Vec<Chunk> = Vec::new();
+    for r in &ranges {
+        let mut c = index.chunk_for_lines(r.clone())?;
+        if c.start == 0 {
+            c.start = shift.min(c.end);
+        }
+        if c.start < c.end {
+            chunks.push(c);
+        }
+    }
+    let mut found = Found::default();
+    if plan.binary_skip {
+        for c in &chunks {
+            if contains_nul(index.source(), c)? {
+                return Ok(found);
+            }
+        }
+    }
+    let facts = Arc::new(LineFacts {
+        shift,
+        starts: chunks.iter().map(|c| c.start).collect(),
+    });
+    let path = path_bytes(file);
+    let popts = Arc::new(StandardOptions {
+        path: (plan.with_filename && !plan.heading).then(|| path.clone()),
+        ..plan.standard.clone()
+    });
+    let jopts = Arc::new(JsonOptions {
+        path,
+        ..plan.json.clone()
+    });
+    let (mode, quiet, matcher) = (plan.mode, plan.quiet, &plan.matcher);
+    let make = || -> Printer {
+        if quiet {
+            // Quiet JSON still reports statistics in its summary.
+            return Printer::Count(Counter::new(
+                matcher.clone(),
+                facts.clone(),
+                mode == Mode::Json,
+            ));
+        }
+        match mode {
+            Mode::Standard => {
+                Printer::Standard(Standard::new(popts.clone(), facts.clone(), matcher.clone()))
+            }
+            Mode::Json => Printer::Json(Json::new(jopts.clone(), facts.clone(), matcher.clone())),
+            _ => Printer::Count(Counter::new(
+                matcher.clone(),
+                facts.clone(),
+                mode == Mode::CountMatches,
+            )),
+        }
+    };
+
+    let out_err = |e| Error::io("write", Path::new("<stdout>"), e);
+    let json_out = mode == Mode::Json && !quiet;
+    let sopts = plan.sopts;
+    let search_started = Instant::now();
+    let mut done = false;
+    let mut write = |bytes: &[u8], found: &mut Found| -> std::io::Result<()> {
+        if bytes.is_empty() {
+            return Ok(());
+        }
+        if !found.begun {
+            found.begun = true;
+            out.write_all(lead)?;
+            found.printed += lead.len() as u64;
+        }
+        found.printed += bytes.len() as u64;
+        out.write_all(bytes)
+    };
+    let totals = if plan.sequential {
+        let mut printer = make();
+        let mut search = Search::new(matcher, sopts);
+        search.exact_bytes_searched(json_out);
+        let mut buf = Vec::new();
+        for c in &chunks {
+            search.scan(index.source(), *c, &mut buf, &mut printer)?;
+            if search.is_done() {
+                break;
+            }
+        }
+        done = search.is_done();
+        let rendered = printer.finish();
+        write(&rendered.bytes, &mut found).map_err(out_err)?;
+        lidx::search::parallel::Totals {
+            selected: search.selected(),
+            matches: rendered.matches,
+            searched: search.bytes_searched(),
+        }
+    } else {
+        let mut pieces = Vec::new();
+        for c in &chunks {
+            pieces.extend(index.split_chunk(*c, plan.chunk_bytes)?);
+        }
+        lidx::search::parallel::run(
+            index.source(),
+            &pieces,
+            plan.threads,
+            matcher,
+            &sopts,
+            make,
+            &mut |bytes| write(bytes, &mut found).map_err(out_err),
+        )?
+    };
+    found.elapsed = search_started.elapsed();
+    found.selected = totals.selected;
+    found.matches = totals.matches;
+    found.searched = totals.searched;
+
+    // A damaged or truncated archive: the search covered only the lines
+    // before the damage. An answer that needs the rest (a count, the
+    // absence of a match) is an error; lines already printed stand, as
+    // with `zcat | rg`.
+    let needs_rest = plan.whole
+        || ranges.iter().any(|r| r.end > index.line_count())
+        || !plan.byte_ranges.is_empty();
+    // Stopped by -m (or -q, -l) before the end: the answer is complete.
+    let stopped_early =
+        done || (!plan.sequential && sopts.max_count.is_some_and(|m| found.selected >= m));
+    if needs_rest
+        && !stopped_early
+        && let Some(e) = index.damaged_error()
+    {
+        return Err(e);
+    }
+    Ok(found)
+}
+
+pub fn parse_bytes(s: &str) -> Result<std::ops::Range<u64>, Error> {
+    let bad = || {
+        Error::InvalidArgument(format!(
+            "invalid byte range {s:?}: expected A:B with A < B (0-based, end exclusive)"
+        ))
+    };
+    let (a, b) = s.split_once(':').ok_or_else(bad)?;
+    let num = |t: &str| -> Result<u64, Error> {
+        if t.is_empty() || !t.bytes().all(|c| c.is_ascii_digit()) {
+            return Err(bad());
+        }
+        t.parse().map_err(|_| bad())
+    };
+    let a = if a.is_empty() { 0 } else { num(a)? };
+    let b = if b.is_empty() { u64::MAX } else { num(b)? };
+    if a >= b {
+        return Err(bad());
+    }
+    Ok(a..b)
+}
+
+/// Sorted, merged line ranges (0-based, half-open).
+fn merge(mut v: Vec<std::ops::Range<u64>>) -> Vec<std::ops::Range<u64>> {
+    v.sort_by_key(|r| r.start);
+    let mut out: Vec<std::ops::Range<u64>> = Vec::new();
+    for r in v {
+        match out.last_mut() {
+            Some(last) if r.start <= last.end => last.end = last.end.max(r.end),
+            _ => out.push(r),
+        }
+    }
+    out
+}
+
+/// Counts selected lines and, if asked, their matches (the count modes).
+struct Counter {
+    matcher: Arc<Matcher>,
+    facts: Arc<LineFacts>,
+    count_matches: bool,
+    done: Rendered,
+}
+
+impl Counter {
+    fn new(matcher: Arc<Matcher>, facts: Arc<LineFacts>, count_matches: bool) -> Counter {
+        Counter {
+            matcher,
+            facts,
+            count_matches,
+            done: Rendered::default(),
+        }
+    }
+}
+
+impl Sink for Counter {
+    fn line(&mut self, l: &Line<'_>) -> lidx::Result<bool> {
+        if l.kind == Kind::Match && self.count_matches {
+            // As ripgrep's summary printer: every match, at least one.
+            let content = self.matcher.content(l.bytes);
+            let (mut n, len) = (0u64, l.bytes.len());
+            let preceded = self.facts.preceded(l.offset);
+            self.matcher.for_each_match(content, preceded, |s, _| {
+                n += u64::from(s < len);
+                s < len
+            });
+            self.done.matches += n.max(1);
+        }
+        self.done.rendered(l.kind);
+        Ok(true)
+    }
+}
+
+impl Render for Counter {
+    fn finish(self) -> ChunkOutput {
+        self.done.finish()
+    }
+}
+
+/// The renderers of the modes, behind one type for the scan.
+enum Printer {
+    Standard(Standard),
+    Json(Json),
+    Count(Counter),
+}
+
+impl Sink for Printer {
+    fn line(&mut self, l: &Line<'_>) -> lidx::Result<bool> {
+        match self {
+            Printer::Standard(p) => p.line(l),
+            Printer::Json(p) => p.line(l),
+            Printer::Count(p) => p.line(l),
+        }
+    }
+}
+
+impl Render for Printer {
+    fn finish(self) -> ChunkOutput {
+        match self {
+            Printer::Standard(p) => p.finish(),
+            Printer::Json(p) => p.finish(),
+            Printer::Count(p) => p.finish(),
+        }
+    }
+}
+
+fn contains_nul(src: &dyn lidx::io::ReadAt, c: &Chunk) -> lidx::Result<bool> {
+    let mut buf = lidx::io::AlignedBuf::zeroed(1 << 16);
+    let mut at = c.start;
+    while at < c.end {
+        let n = buf.len().min((c.end - at) as usize);
+        let got = src.read_full_at(&mut buf[..n], at)?;
+        if got == 0 {
+            break;
+        }
+        if memchr::memchr(0, &buf[..got]).is_some() {
+            return Ok(true);
+        }
+        at += got as u64;
+    }
+    Ok(false)
+}
