@@ -164,6 +164,15 @@ pub enum Error {
         /// The source's size in bytes.
         size: u64,
     },
+    /// A rotation family cannot be read as one log with its recorded
+    /// numbering: its manifest is damaged, or a member is missing, was
+    /// replaced or grew after rotation (`format-spec/family-v1.md`, F-8).
+    Family {
+        /// The family's live file, or its manifest when that is damaged.
+        path: PathBuf,
+        /// What is wrong and the way out.
+        what: String,
+    },
     /// A caller-supplied argument is invalid.
     InvalidArgument(String),
 }
@@ -393,6 +402,7 @@ impl fmt::Display for Error {
                 count_of(*lines, "line", "lines"),
                 count_of(*size, "byte", "bytes")
             ),
+            Error::Family { path, what } => write!(f, "{}: {what}", path.display()),
             Error::InvalidArgument(msg) => f.write_str(msg),
         }
     }

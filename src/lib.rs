@@ -81,6 +81,7 @@
 #[doc(hidden)]
 pub mod cache;
 mod error;
+pub mod family;
 #[doc(hidden)]
 pub mod format;
 #[doc(hidden)]

@@ -32,6 +32,9 @@ pub struct CountArgs {
 }
 
 pub fn run(a: CountArgs) -> lidx::Result<Status> {
+    if a.opts.rotated {
+        return count_families(&a);
+    }
     let targets = expand(&a.files, &a.walk)?;
     super::paths::one_sidecar(&targets, &a.opts)?;
     let named = !a.no_filename && (a.with_filename || targets.several);
@@ -73,6 +76,24 @@ pub fn run(a: CountArgs) -> lidx::Result<Status> {
     } else {
         1
     })
+}
+
+/// `lidx count -R LIVE...`: the lines each family's members hold now.
+fn count_families(a: &CountArgs) -> lidx::Result<Status> {
+    let named = !a.no_filename && (a.with_filename || a.files.len() > 1);
+    let mut out = super::stdout();
+    let w = |e| lidx::Error::io("write", Path::new("<stdout>"), e);
+    for live in &a.files {
+        let family = super::family::open(live, &a.opts, &Default::default(), false)?;
+        if named {
+            use std::os::unix::ffi::OsStrExt;
+            out.write_all(live.as_os_str().as_bytes()).map_err(w)?;
+            out.write_all(b":").map_err(w)?;
+        }
+        writeln!(out, "{}", family.line_count()).map_err(w)?;
+    }
+    super::flush(&mut out)?;
+    Ok(0)
 }
 
 /// Writes `file`'s count (`path:N` when `named`).

@@ -29,6 +29,32 @@ pub fn run(a: LineAtArgs) -> lidx::Result<Status> {
             a.offset
         )));
     };
+    if a.opts.rotated {
+        // A global byte offset: the member whose text holds it.
+        let family = super::family::open(&a.file, &a.opts, &Default::default(), false)?;
+        let member = family
+            .members()
+            .iter()
+            .rev()
+            .find(|m| m.base_byte <= offset && offset < m.base_byte + m.index.source_len());
+        let Some(m) = member else {
+            eprintln!(
+                "lidx: {}: offset {offset} is not in the family's members (they hold bytes {}–{})",
+                a.file.display(),
+                family.members().first().map_or(0, |m| m.base_byte),
+                family
+                    .members()
+                    .last()
+                    .map_or(0, |m| m.base_byte + m.index.source_len())
+            );
+            return Ok(1);
+        };
+        let line = m.base_line + m.index.line_at(offset - m.base_byte)?;
+        let mut out = super::stdout();
+        writeln!(out, "{}", line + 1).map_err(|e| Error::io("write", Path::new("<stdout>"), e))?;
+        super::flush(&mut out)?;
+        return Ok(0);
+    }
     let index = open_index(&a.file, &a.opts)?;
     match index.line_at(offset) {
         Ok(line) => {

@@ -3,6 +3,7 @@
 use super::{QueryOpts, Status, range};
 use clap::Args;
 use lidx::Error;
+use std::io::Write;
 use std::path::PathBuf;
 
 /// Arguments of `lidx lines`.
@@ -58,7 +59,13 @@ pub fn run(a: LinesArgs) -> lidx::Result<Status> {
                     .into(),
             ));
         }
+        if a.opts.rotated {
+            return follow_family(&a, &specs);
+        }
         return follow(&a, &specs);
+    }
+    if a.opts.rotated {
+        return family_lines(&a, &specs);
     }
     let index = super::time::open(&a.file, &a.opts, &a.time)?;
     // Every range is resolved before anything is printed: one that cannot
@@ -110,6 +117,82 @@ pub fn run(a: LinesArgs) -> lidx::Result<Status> {
         return Ok(1);
     }
     Ok(0)
+}
+
+/// `lidx lines -R LIVE RANGE...`: global line numbers over the family.
+fn family_lines(a: &LinesArgs, specs: &[range::LineRange]) -> lidx::Result<Status> {
+    let family = super::family::open(&a.file, &a.opts, &a.time, false)?;
+    let end = family.end_line();
+    let first = family.first_line();
+    let mut ranges: Vec<std::ops::Range<u64>> = specs.iter().map(|s| s.resolve(end)).collect();
+    let timed = a.time.selects();
+    if let Some(t) = super::family::time_range(&family, &a.time)? {
+        if ranges.is_empty() {
+            ranges.push(t);
+        } else {
+            for r in &mut ranges {
+                *r = r.start.max(t.start)..r.end.min(t.end);
+            }
+        }
+    }
+    let mut out = super::stdout();
+    let mut printed = 0u64;
+    let mut gone = false;
+    for r in ranges {
+        gone |= r.start < first && r.start < r.end;
+        let r = r.start.max(first)..r.end.min(end);
+        if r.start < r.end {
+            printed += family.write_lines(r, a.numbered, &mut out)?;
+        }
+    }
+    super::flush(&mut out)?;
+    if printed == 0 {
+        let name = a.file.display();
+        if timed {
+            eprintln!("lidx: {name}: no line in that time range");
+        } else if gone {
+            eprintln!(
+                "lidx: {name}: the family's lines before line {} were rotated away (its members now hold lines {}–{end})",
+                first + 1,
+                first + 1
+            );
+        } else if let Some(spec) = specs.first() {
+            eprintln!("lidx: {name}: {}", spec.why_empty(end));
+        }
+        return Ok(1);
+    }
+    Ok(0)
+}
+
+/// `lidx lines -f -R LIVE A:`: follows the family across rotations.
+fn follow_family(a: &LinesArgs, specs: &[range::LineRange]) -> lidx::Result<Status> {
+    let [spec] = specs else {
+        return Err(Error::InvalidArgument(
+            "--follow takes one range, A: (to the end)".into(),
+        ));
+    };
+    if !spec.is_open() {
+        return Err(Error::InvalidArgument(
+            "--follow takes an open range, A: (to the end)".into(),
+        ));
+    }
+    let family = super::family::open(&a.file, &a.opts, &a.time, false)?;
+    let start = spec
+        .resolve(family.end_line())
+        .start
+        .max(family.first_line());
+    let oo = super::time::open_options(&a.opts, &a.time)?;
+    drop(family);
+    let mut follower = lidx::family::FamilyFollower::new(&a.file, start, &oo);
+    let mut out = std::io::stdout().lock();
+    loop {
+        let n = follower.poll(a.numbered, &mut out)?;
+        if n > 0 {
+            out.flush()
+                .map_err(|e| Error::io("write", std::path::Path::new("<stdout>"), e))?;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
 }
 
 fn follow(a: &LinesArgs, specs: &[range::LineRange]) -> lidx::Result<Status> {

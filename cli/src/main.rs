@@ -8,6 +8,7 @@
 
 mod completions;
 mod count;
+mod family;
 mod grep;
 mod index;
 mod info;
@@ -101,6 +102,12 @@ pub struct QueryOpts {
     /// No progress line and no notes on stderr.
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    /// FILE is the live file of a rotation family (FILE.1, FILE.2.gz, ...,
+    /// or logrotate's dated names), read as one log with global line
+    /// numbers that stay the same across rotations (kept in
+    /// FILE.family.lidx).
+    #[arg(long, short = 'R')]
+    pub rotated: bool,
 }
 
 /// The parser of a FILE argument: any path, with `-` meaning standard input

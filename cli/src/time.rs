@@ -142,10 +142,16 @@ pub fn run_line_at_time(a: LineAtTimeArgs) -> lidx::Result<Status> {
         time_format: a.time_format,
         tz: a.tz,
     };
-    let index = open(&a.file, &a.opts, &time)?;
-    let t = instant(&index, &a.at)?;
-    let line = index.line_at_time(t)?;
-    if line >= index.line_count() {
+    let (line, end) = if a.opts.rotated {
+        let family = super::family::open(&a.file, &a.opts, &time, false)?;
+        let t = super::family::instant(&family, &a.at)?;
+        (family.line_at_time(t)?, family.end_line())
+    } else {
+        let index = open(&a.file, &a.opts, &time)?;
+        let t = instant(&index, &a.at)?;
+        (index.line_at_time(t)?, index.line_count())
+    };
+    if line >= end {
         eprintln!(
             "lidx: {}: no line at or after {}",
             a.file.display(),

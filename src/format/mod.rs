@@ -16,6 +16,7 @@
 
 pub mod compressed;
 pub mod eytzinger;
+pub mod family;
 pub mod gzip;
 pub mod node;
 mod superblock;

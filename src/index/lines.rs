@@ -341,16 +341,33 @@ impl Index {
         numbered: bool,
         out: &mut dyn Write,
     ) -> Result<u64> {
+        let number = numbered.then(|| lines.start.min(self.line_count()) + 1);
+        self.write_lines_labelled(lines, b"", number, out)
+    }
+
+    /// As [`Index::write_lines`], each line prefixed with `prefix` (a file
+    /// name and its separator, as `grep -H` prints them), then, when
+    /// `number` is given, with a number and `:` — `number` for the first
+    /// line written, one more for each next line (a rotation family's
+    /// global numbers, `crate::family`).
+    pub fn write_lines_labelled(
+        &self,
+        lines: Range<u64>,
+        prefix: &[u8],
+        number: Option<u64>,
+        out: &mut dyn Write,
+    ) -> Result<u64> {
         let span = self.lines_span(lines.clone())?;
         let first = lines.start.min(self.line_count());
         let count = lines.end.min(self.line_count()).saturating_sub(first);
         if count == 0 {
             return Ok(0);
         }
+        let numbered = number.is_some() || !prefix.is_empty();
         let out_err = |e| Error::io("write", std::path::Path::new("<stdout>"), e);
         let mut buf = self.take_buffer();
         let mut at = span.start;
-        let mut next_number = first + 1;
+        let mut next_number = number.unwrap_or(0);
         let mut at_line_start = true;
         let mut itoa = [0u8; 24];
         let mut newlines = 0u64;
@@ -374,10 +391,13 @@ impl Index {
                     let mut s = 0;
                     while s < chunk.len() {
                         if at_line_start {
-                            out.write_all(format_number(next_number, &mut itoa))
-                                .map_err(out_err)?;
-                            out.write_all(b":").map_err(out_err)?;
-                            next_number += 1;
+                            out.write_all(prefix).map_err(out_err)?;
+                            if number.is_some() {
+                                out.write_all(format_number(next_number, &mut itoa))
+                                    .map_err(out_err)?;
+                                out.write_all(b":").map_err(out_err)?;
+                                next_number += 1;
+                            }
                             at_line_start = false;
                         }
                         match memchr::memchr(b'\n', &chunk[s..]) {

@@ -263,7 +263,7 @@ impl Json {
         let hit = Hit {
             path: Data(&self.opts.path),
             lines: Data(l.bytes),
-            line_number: self.opts.line_number.then_some(l.number + 1),
+            line_number: self.opts.line_number.then_some(self.facts.number(l.number)),
             absolute_offset: self.facts.offset(l.offset),
             submatches,
         };

@@ -207,6 +207,15 @@ pub struct GrepArgs {
     /// Skip the source (exit 1) if the searched range contains a NUL byte.
     #[arg(long)]
     binary_skip: bool,
+    /// Each PATH is the live file of a rotation family (PATH.1,
+    /// PATH.2.gz, ...), searched as one log with its global line numbers
+    /// (see `lidx lines --help`).
+    #[arg(short = 'R', long)]
+    rotated: bool,
+    /// With -R: name each line by its member file and the member's own
+    /// line number, as a search of the member files would.
+    #[arg(long, requires = "rotated")]
+    by_member: bool,
     /// Search only these lines (1-based RANGE as in `lidx lines`; repeatable).
     #[arg(long = "lines", value_name = "RANGE", allow_hyphen_values = true)]
     lines: Vec<String>,
@@ -317,6 +326,10 @@ const DEFAULT_COLORS: Colors = Colors {
 #[derive(Debug, Default)]
 pub struct LineFacts {
     shift: u64,
+    /// Added to line numbers and offsets: where a rotation family's
+    /// member starts in the family's global numbers (0 for a file).
+    line_base: u64,
+    byte_base: u64,
     /// The first offset of each searched range, sorted.
     starts: Vec<u64>,
 }
@@ -324,7 +337,12 @@ pub struct LineFacts {
 impl LineFacts {
     /// The offset printed for source offset `o`.
     fn offset(&self, o: u64) -> u64 {
-        o - self.shift
+        o - self.shift + self.byte_base
+    }
+
+    /// The 1-based number printed for 0-based line `n`.
+    fn number(&self, n: u64) -> u64 {
+        n + 1 + self.line_base
     }
 
     /// True when the line at `o` follows another line of its range.
@@ -441,7 +459,27 @@ pub fn run(a: GrepArgs) -> lidx::Result<Status> {
             ));
         }
     };
-    let targets = expand(&paths, &a.walk)?;
+    if a.rotated && !a.by_member {
+        return families(&a, &patterns, &paths, started);
+    }
+    let targets = if a.by_member {
+        // The members as files, oldest first, each named as itself.
+        let mut t = crate::paths::Targets {
+            several: true,
+            ..Default::default()
+        };
+        for live in &paths {
+            for n in lidx::family::discover::family_files(live)? {
+                t.list.push(crate::paths::Target {
+                    path: n.path,
+                    walked: false,
+                });
+            }
+        }
+        t
+    } else {
+        expand(&paths, &a.walk)?
+    };
     let plan = Plan::new(&a, &patterns, targets.several)?;
     crate::paths::one_sidecar(&targets, &plan.query)?;
     let mut out = super::stdout();
@@ -480,6 +518,51 @@ pub fn run(a: GrepArgs) -> lidx::Result<Status> {
     run.finish(&plan, started, &mut out)?;
     super::flush(&mut out)?;
     Ok(if run.matched { 0 } else { 1 })
+}
+
+/// `lidx grep -R PATTERN LIVE...`: each rotation family searched as one
+/// log, named by its live file when there are several.
+fn families(
+    a: &GrepArgs,
+    patterns: &[String],
+    paths: &[PathBuf],
+    started: Instant,
+) -> lidx::Result<Status> {
+    if paths.is_empty() {
+        return Err(Error::InvalidArgument(
+            "-R takes the live file of each rotation family to search (lidx grep -R PATTERN app.log)"
+                .into(),
+        ));
+    }
+    let plan = Plan::new(a, patterns, paths.len() > 1)?;
+    let mut out = super::stdout();
+    let mut run = print::Run::default();
+    let mut errors = false;
+    for live in paths {
+        let searched = crate::family::open(live, &plan.query, &plan.time, false)
+            .and_then(|family| run.family(&plan, &family, &mut out));
+        match searched {
+            Ok(()) => {}
+            Err(e) if paths.len() == 1 || e.is_broken_pipe() => return Err(e),
+            Err(e) => {
+                super::flush(&mut out)?;
+                crate::file_error(live, &e);
+                errors = true;
+            }
+        }
+        if plan.quiet && plan.mode != Mode::Json && run.matched {
+            break;
+        }
+    }
+    run.finish(&plan, started, &mut out)?;
+    super::flush(&mut out)?;
+    Ok(if errors && !(plan.quiet && run.matched) {
+        2
+    } else if run.matched {
+        0
+    } else {
+        1
+    })
 }
 
 /// The path as ripgrep prints it (the argument as given).

@@ -224,6 +224,7 @@ impl Plan {
                 no_build: a.no_build,
                 cache_mb: a.cache_mb,
                 quiet: a.quiet,
+                rotated: a.rotated,
             },
             time: a.time.clone(),
         })

@@ -6,10 +6,11 @@
 
 use super::json::{self, JsonStats};
 use super::plan::Plan;
-use super::search::{Found, search_file};
+use super::search::{Found, search_family, search_file};
 use super::standard::spec;
 use super::{Mode, path_bytes};
 use lidx::Error;
+use lidx::family::Family;
 use std::io::Write;
 use std::path::Path;
 use std::time::Instant;
@@ -33,9 +34,36 @@ fn out_err(e: std::io::Error) -> Error {
 impl Run {
     /// Searches `file` and prints what it found.
     pub fn file(&mut self, plan: &Plan, file: &Path, out: &mut impl Write) -> lidx::Result<()> {
-        let path = path_bytes(file);
+        self.source(plan, file, out, |lead, out| {
+            search_file(plan, file, lead, out)
+        })
+    }
+
+    /// Searches a rotation family as one log named by its live file.
+    pub fn family(
+        &mut self,
+        plan: &Plan,
+        family: &Family,
+        out: &mut impl Write,
+    ) -> lidx::Result<()> {
+        let name = family.live_path();
+        self.source(plan, name, out, |lead, out| {
+            search_family(plan, family, lead, out)
+        })
+    }
+
+    /// Runs `search` (given the lead to write before its first output) and
+    /// prints what comes after it.
+    fn source<W: Write>(
+        &mut self,
+        plan: &Plan,
+        name: &Path,
+        out: &mut W,
+        search: impl FnOnce(&[u8], &mut W) -> lidx::Result<Found>,
+    ) -> lidx::Result<()> {
+        let path = path_bytes(name);
         let lead = self.lead(plan, &path).map_err(out_err)?;
-        let found = search_file(plan, file, &lead, out)?;
+        let found = search(&lead, out)?;
         self.printed_any |= found.begun;
         self.matched |= match plan.mode {
             Mode::FilesWithoutMatch => found.selected == 0,

@@ -8,9 +8,12 @@ use super::plan::Plan;
 use super::standard::{Standard, StandardOptions};
 use super::{LineFacts, Mode, Rendered, path_bytes};
 use lidx::Error;
+use lidx::Index;
+use lidx::family::Family;
 use lidx::search::parallel::{ChunkOutput, Render};
-use lidx::search::{Chunk, Kind, Line, Matcher, Search, Sink};
+use lidx::search::{Chunk, Kind, Line, Matcher, ScanOptions, Search, Sink};
 use std::io::Write;
+use std::ops::Range;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -30,6 +33,106 @@ pub struct Found {
     pub begun: bool,
     /// Time spent searching.
     pub elapsed: Duration,
+}
+
+/// One index to search: a file, or a member of a rotation family.
+pub struct Part<'a> {
+    /// The index.
+    pub index: &'a Index,
+    /// The name in messages and output (`-H`, JSON).
+    pub name: &'a Path,
+    /// Where the part's lines start in the numbers printed.
+    pub line_base: u64,
+    /// Where the part's bytes start in the offsets printed.
+    pub byte_base: u64,
+    /// The lines to search, 0-based in the part, sorted and disjoint.
+    pub ranges: Vec<Range<u64>>,
+}
+
+impl Found {
+    /// Adds a later part's findings (a family's next member).
+    fn add(&mut self, f: &Found) {
+        self.selected += f.selected;
+        self.matches += f.matches;
+        self.searched += f.searched;
+        self.printed += f.printed;
+        self.begun |= f.begun;
+        self.elapsed += f.elapsed;
+    }
+}
+
+/// Searches a rotation family as one log: `--lines` and the time range
+/// in global numbers, each member with its base, `-m` counted over the
+/// family, and the context separator between members' groups. A context
+/// group does not reach across members.
+pub fn search_family(
+    plan: &Plan,
+    family: &Family,
+    lead: &[u8],
+    out: &mut impl Write,
+) -> lidx::Result<Found> {
+    if !plan.byte_ranges.is_empty() {
+        return Err(Error::InvalidArgument(
+            "--bytes takes a file's byte offsets; with -R, select lines with --lines".into(),
+        ));
+    }
+    let (first, end) = (family.first_line(), family.end_line());
+    let mut ranges = if plan.whole {
+        std::iter::once(first..end).collect()
+    } else {
+        merge(plan.specs.iter().map(|s| s.resolve(end)).collect())
+    };
+    if let Some(t) = crate::family::time_range(family, &plan.time)? {
+        ranges = ranges
+            .into_iter()
+            .map(|r| r.start.max(t.start)..r.end.min(t.end))
+            .filter(|r| r.start < r.end)
+            .collect();
+    }
+    let mut total = Found::default();
+    let mut separator = Vec::new();
+    if plan.standard.context
+        && let Some(sep) = &plan.standard.separator_context
+    {
+        separator.extend_from_slice(sep);
+        separator.extend_from_slice(plan.matcher.line_terminator());
+    }
+    for m in family.members() {
+        let lines = m.lines();
+        let local: Vec<Range<u64>> = ranges
+            .iter()
+            .map(|g| g.start.max(lines.start)..g.end.min(lines.end))
+            .filter(|g| g.start < g.end)
+            .map(|g| g.start - m.base_line..g.end - m.base_line)
+            .collect();
+        if local.is_empty() {
+            continue;
+        }
+        let mut sopts = plan.sopts;
+        if let Some(max) = sopts.max_count {
+            if total.selected >= max {
+                break;
+            }
+            sopts.max_count = Some(max - total.selected);
+        }
+        let part = Part {
+            index: &m.index,
+            name: family.live_path(),
+            line_base: m.base_line,
+            byte_base: m.base_byte,
+            ranges: local,
+        };
+        let lead_now: &[u8] = if !total.begun {
+            lead
+        } else if plan.mode == Mode::Standard && !plan.quiet {
+            &separator
+        } else {
+            b""
+        };
+        let f = search_part(plan, &part, sopts, lead_now, out)?;
+        total.add(&f);
+    }
+    Ok(total)
 }
 
 /// Searches `file` as `plan` says; `lead` is written before the file's
@@ -53,7 +156,7 @@ pub fn search_file(
             ranges.push(c.first_line..last + 1);
         }
     }
-    let mut ranges: Vec<std::ops::Range<u64>> = if plan.whole {
+    let mut ranges: Vec<Range<u64>> = if plan.whole {
         std::iter::once(0..index.line_count()).collect()
     } else {
         merge(ranges)
@@ -66,7 +169,26 @@ pub fn search_file(
             .filter(|r| r.start < r.end)
             .collect();
     }
+    let part = Part {
+        index: &index,
+        name: file,
+        line_base: 0,
+        byte_base: 0,
+        ranges,
+    };
+    search_part(plan, &part, plan.sopts, lead, out)
+}
 
+/// Searches one part with scan options `sopts` (a family's `-m` counts
+/// across its members).
+pub fn search_part(
+    plan: &Plan,
+    part: &Part<'_>,
+    sopts: ScanOptions,
+    lead: &[u8],
+    out: &mut impl Write,
+) -> lidx::Result<Found> {
+    let (index, file, ranges) = (part.index, part.name, &part.ranges);
     // A remote source starts fetching the first chunk while the first
     // bytes are read (for gzip, span 0 is decoded for them).
     if let Some(r) = ranges.first() {
@@ -94,7 +216,7 @@ pub fn search_file(
     }
 
     let mut chunks: Vec<Chunk> = Vec::new();
-    for r in &ranges {
+    for r in ranges {
         let mut c = index.chunk_for_lines(r.clone())?;
         if c.start == 0 {
             c.start = shift.min(c.end);
@@ -113,6 +235,8 @@ pub fn search_file(
     }
     let facts = Arc::new(LineFacts {
         shift,
+        line_base: part.line_base,
+        byte_base: part.byte_base,
         starts: chunks.iter().map(|c| c.start).collect(),
     });
     let path = path_bytes(file);
@@ -149,7 +273,6 @@ pub fn search_file(
 
     let out_err = |e| Error::io("write", Path::new("<stdout>"), e);
     let json_out = mode == Mode::Json && !quiet;
-    let sopts = plan.sopts;
     let search_started = Instant::now();
     let mut done = false;
     let mut write = |bytes: &[u8], found: &mut Found| -> std::io::Result<()> {

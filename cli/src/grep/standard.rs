@@ -118,7 +118,7 @@ impl Standard {
         }
         let (bytes, matches) = spans.sunk(l.bytes);
         let offset = self.facts.offset(l.offset);
-        let number = l.number + 1;
+        let number = self.facts.number(l.number);
         if matches.is_empty() {
             self.prelude(offset, number, None, is_context);
             self.write_line(bytes, &[], matches_original(&spans), is_context);

@@ -161,6 +161,13 @@ fn is_stdin(file: &std::path::Path) -> bool {
 }
 
 pub fn run(a: ViewArgs) -> lidx::Result<Status> {
+    if a.opts.rotated {
+        return Err(lidx::Error::InvalidArgument(format!(
+            "{}: the viewer does not open rotation families yet; read one with `lidx lines -R {} 1: | less`",
+            a.file.display(),
+            a.file.display()
+        )));
+    }
     if !std::io::stdout().is_terminal() {
         return Err(lidx::Error::InvalidArgument(format!(
             "{}: view needs a terminal (to print lines: lidx lines FILE 1:)",

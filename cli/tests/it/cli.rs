@@ -508,7 +508,10 @@ fn missing_file_and_directory_exit_2_naming_them() {
     // A directory is walked, as by `lidx grep`: empty, it has nothing to
     // count (exit 1, as `rg -c x EMPTYDIR`).
     let o = lidx(["count", d]);
-    assert_eq!((o.code, o.stdout_str().as_str(), o.stderr.as_str()), (1, "", ""));
+    assert_eq!(
+        (o.code, o.stdout_str().as_str(), o.stderr.as_str()),
+        (1, "", "")
+    );
     assert_eq!(
         std::fs::read_dir(dir.path()).unwrap().count(),
         0,

@@ -19,6 +19,10 @@
 //! - [`rgsuite`]: ripgrep's own test suites (and edge cases) as a table,
 //!   `lidx grep` run four ways (whole file, a checkpoint per line with 4
 //!   workers, gzip, `--lines` ranges) against ripgrep 15.2.0's stored output.
+//! - [`rgmulti`]: ripgrep's own tests that search several files or a
+//!   directory (globs, ignore files, hidden files, `-l`, `-c`, headings,
+//!   `-0`, JSON over files, ...), each a layout run by the live ripgrep
+//!   15.2.0 and by `lidx grep` (twice: building sidecars, then with them).
 //! - [`gz`]: gzip sources (gzip, pigz, flate2, members, damage) against the
 //!   decompressed text, `zcat | sed` and `zcat | rg`.
 //! - [`remote`]: URLs served by nginx, moto (S3) and a fault proxy, against
@@ -53,6 +57,7 @@ mod oracle;
 mod props;
 #[cfg(feature = "remote")]
 mod remote;
+mod rgmulti;
 mod rgsuite;
 mod run;
 mod ship;
