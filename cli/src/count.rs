@@ -48,7 +48,7 @@ pub fn run(a: CountArgs) -> lidx::Result<Status> {
         return Ok(0);
     }
     let files = searchable(&targets, &a.walk);
-    let mut errors = targets.errors || nothing_searched(&files, &targets, &a.walk);
+    let mut errors = targets.errors || nothing_searched(&targets);
     let threads = a
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));

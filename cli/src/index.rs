@@ -60,9 +60,16 @@ pub struct IndexArgs {
     /// No progress line and no summary.
     #[arg(long, short = 'q')]
     quiet: bool,
+    /// FILE is the live file of a rotation family: index every member
+    /// and number the family (with --force: renumber it from line 1).
+    #[arg(long, short = 'R')]
+    rotated: bool,
 }
 
 pub fn run(a: IndexArgs) -> lidx::Result<Status> {
+    if a.rotated {
+        return family(&a);
+    }
     let mut oo = OpenOptions::new();
     if let Some(p) = &a.index {
         oo.sidecar(p);
@@ -158,6 +165,44 @@ pub fn run(a: IndexArgs) -> lidx::Result<Status> {
             lidx::count_of(i.checkpoints, "checkpoint", "checkpoints"),
             super::info::share(&i),
             start.elapsed().as_secs_f64()
+        );
+    }
+    Ok(0)
+}
+
+/// `lidx index -R LIVE`: every member's sidecar, and the family's
+/// numbering (renumbered from line 1 with `--force`).
+fn family(a: &IndexArgs) -> lidx::Result<Status> {
+    if a.index.is_some() || a.plain || a.spacing.is_some() || a.span.is_some() {
+        return Err(lidx::Error::InvalidArgument(
+            "with -R, each member gets its sidecar next to it, built as usual (--index, --plain, --spacing and --span name one file's)".into(),
+        ));
+    }
+    let q = super::QueryOpts {
+        index: None,
+        no_build: false,
+        cache_mb: 16,
+        quiet: true,
+        rotated: true,
+    };
+    let time = super::time::TimeArgs {
+        since: None,
+        until: None,
+        time_format: a.time_format.clone(),
+        tz: a.tz.clone(),
+        wanted: a.time,
+    };
+    let started = std::time::Instant::now();
+    let family = super::family::open(&a.file, &q, &time, a.force)?;
+    if !a.quiet {
+        super::family::note(&family, started.elapsed());
+        eprintln!(
+            "lidx: {}: {}, lines {}–{} ({} present)",
+            family.manifest_path().display(),
+            lidx::count_of(family.members().len() as u64, "member", "members"),
+            family.first_line() + 1,
+            family.end_line(),
+            lidx::count_of(family.line_count(), "line", "lines"),
         );
     }
     Ok(0)

@@ -52,15 +52,50 @@ pub struct WalkArgs {
     /// the global excludes file).
     #[arg(long)]
     pub no_ignore_vcs: bool,
-    /// Respect .gitignore files outside git repositories too.
+    /// Do not respect .ignore and .rgignore files.
     #[arg(long)]
+    pub no_ignore_dot: bool,
+    /// Do not respect ignore files in the parent directories of PATHs.
+    #[arg(long)]
+    pub no_ignore_parent: bool,
+    /// Do not respect .git/info/exclude.
+    #[arg(long)]
+    pub no_ignore_exclude: bool,
+    /// Also respect the rules of this ignore file (gitignore syntax;
+    /// repeatable; lower precedence than the directories' own files).
+    /// Not turned off by --no-ignore or -u, only by --no-ignore-files.
+    #[arg(long = "ignore-file", value_name = "PATH")]
+    pub ignore_files: Vec<PathBuf>,
+    /// Ignore the --ignore-file flags.
+    #[arg(long, overrides_with = "ignore_files_on")]
+    pub no_ignore_files: bool,
+    /// Undo --no-ignore-files.
+    #[arg(long = "ignore-files", hide = true, overrides_with = "no_ignore_files")]
+    pub ignore_files_on: bool,
+    /// Match ignore files' rules without regard to case.
+    #[arg(long, overrides_with = "no_ignore_file_case_insensitive")]
+    pub ignore_file_case_insensitive: bool,
+    /// Undo --ignore-file-case-insensitive.
+    #[arg(long, hide = true, overrides_with = "ignore_file_case_insensitive")]
+    pub no_ignore_file_case_insensitive: bool,
+    /// Match -g globs without regard to case (as --iglob).
+    #[arg(long, overrides_with = "no_glob_case_insensitive")]
+    pub glob_case_insensitive: bool,
+    /// Undo --glob-case-insensitive.
+    #[arg(long, hide = true, overrides_with = "glob_case_insensitive")]
+    pub no_glob_case_insensitive: bool,
+    /// Respect .gitignore files outside git repositories too.
+    #[arg(long, overrides_with = "require_git")]
     pub no_require_git: bool,
+    /// Undo --no-require-git.
+    #[arg(long, hide = true, overrides_with = "no_require_git")]
+    pub require_git: bool,
     /// Fewer filters: -u is --no-ignore, -uu adds --hidden, -uuu adds
     /// --text (binary files are searched).
     #[arg(short = 'u', long = "unrestricted", action = clap::ArgAction::Count)]
     pub unrestricted: u8,
     /// Descend at most NUM directories below each PATH (0: only PATHs).
-    #[arg(short = 'd', long, value_name = "NUM")]
+    #[arg(short = 'd', long, visible_alias = "maxdepth", value_name = "NUM")]
     pub max_depth: Option<usize>,
     /// Follow symbolic links while walking.
     #[arg(short = 'L', long)]
@@ -72,8 +107,21 @@ pub struct WalkArgs {
     /// The order of files: path (the default, and the only order: each
     /// directory's entries sorted by name) or none (accepted for
     /// ripgrep's sake; also path order).
-    #[arg(long, value_name = "SORTBY", value_parser = ["path", "none"])]
+    #[arg(long, value_name = "SORTBY", value_parser = ["path", "none"], overrides_with = "sortr")]
     pub sort: Option<String>,
+    /// As --sort, in reverse: each directory's entries sorted by name,
+    /// last first.
+    #[arg(long, value_name = "SORTBY", value_parser = ["path", "none"], overrides_with = "sort")]
+    pub sortr: Option<String>,
+    /// As --sort path (ripgrep's old name).
+    #[arg(long, hide = true)]
+    pub sort_files: bool,
+    /// Accepted for ripgrep's sake: lidx reads with pread, never mmap.
+    #[arg(long, hide = true, overrides_with = "no_mmap")]
+    pub mmap: bool,
+    /// Accepted for ripgrep's sake (lidx never maps files).
+    #[arg(long, hide = true, overrides_with = "mmap")]
+    pub no_mmap: bool,
     /// Accepted for ripgrep's sake: gzip and zstd archives are always read
     /// as their text.
     #[arg(short = 'z', long)]
@@ -99,6 +147,8 @@ pub struct Targets {
     pub several: bool,
     /// A walk failed somewhere (a message was printed): exit 2 at the end.
     pub errors: bool,
+    /// No PATH was given: the current directory was walked.
+    pub implicit: bool,
 }
 
 impl WalkArgs {
@@ -126,6 +176,7 @@ pub fn expand(paths: &[PathBuf], w: &WalkArgs) -> lidx::Result<Targets> {
     let overrides = overrides(w)?;
     if paths.is_empty() {
         t.several = true;
+        t.implicit = true;
         walk(Path::new("./"), w, &overrides, true, &mut t);
         return Ok(t);
     }
@@ -154,6 +205,8 @@ fn overrides(w: &WalkArgs) -> lidx::Result<ignore::overrides::Override> {
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
     let mut b = ignore::overrides::OverrideBuilder::new(cwd);
     let bad = |g: &str, e: ignore::Error| Error::InvalidArgument(format!("glob {g:?}: {e}"));
+    let fold = w.glob_case_insensitive && !w.no_glob_case_insensitive;
+    b.case_insensitive(fold).map_err(|e| bad("--glob", e))?;
     for g in &w.globs {
         b.add(g).map_err(|e| bad(g, e))?;
     }
@@ -174,20 +227,34 @@ fn walk(
 ) {
     let no_ignore = w.no_ignore();
     let vcs = !no_ignore && !w.no_ignore_vcs;
+    let dot = !no_ignore && !w.no_ignore_dot;
     let mut b = ignore::WalkBuilder::new(root);
     b.hidden(!w.hidden())
-        .ignore(!no_ignore)
-        .parents(!no_ignore)
+        .ignore(dot)
+        .parents(!no_ignore && !w.no_ignore_parent)
         .git_ignore(vcs)
         .git_global(vcs)
-        .git_exclude(vcs)
+        .git_exclude(vcs && !w.no_ignore_exclude)
         .require_git(!w.no_require_git)
+        .ignore_case_insensitive(w.ignore_file_case_insensitive)
         .follow_links(w.follow)
         .max_depth(w.max_depth)
-        .overrides(overrides.clone())
-        .sort_by_file_name(|a, b| a.cmp(b));
-    if !no_ignore {
+        .overrides(overrides.clone());
+    if w.sortr.as_deref() == Some("path") {
+        b.sort_by_file_name(|a, b| b.cmp(a));
+    } else {
+        b.sort_by_file_name(|a, b| a.cmp(b));
+    }
+    if dot {
         b.add_custom_ignore_filename(".rgignore");
+    }
+    if !w.no_ignore_files {
+        for f in &w.ignore_files {
+            if let Some(e) = b.add_ignore(f) {
+                eprintln!("lidx: {}", one_line(&e.to_string()));
+                t.errors = true;
+            }
+        }
     }
     for entry in b.build() {
         let entry = match entry {
@@ -198,12 +265,15 @@ fn walk(
                 continue;
             }
         };
-        if entry.depth() == 0 && !entry.file_type().is_some_and(|f| f.is_dir()) {
-            // A root that is a file (a symlink to one): named, not walked.
-            t.list.push(Target {
-                path: entry.path().to_path_buf(),
-                walked: false,
-            });
+        if entry.depth() == 0 {
+            // A root that is a file (a symlink to one) is named, not
+            // walked; a directory (a symlink to one) is walked.
+            if !entry.path().is_dir() {
+                t.list.push(Target {
+                    path: entry.path().to_path_buf(),
+                    walked: false,
+                });
+            }
             continue;
         }
         if !entry.file_type().is_some_and(|f| f.is_file()) {
@@ -277,14 +347,13 @@ pub fn one_sidecar(targets: &Targets, q: &crate::QueryOpts) -> lidx::Result<()> 
     Ok(())
 }
 
-/// ripgrep's warning when filters left nothing to search: true (and the
-/// message printed) when globs were given, a directory was walked and no
-/// file is left.
-pub fn nothing_searched(files: &[&Path], targets: &Targets, w: &WalkArgs) -> bool {
-    let filtered = !w.globs.is_empty() || !w.iglobs.is_empty();
-    if files.is_empty() && targets.several && filtered {
+/// ripgrep's warning when filters left nothing to search: when no PATH
+/// was given (the current directory is walked) and the walk found no file
+/// at all (a binary file it skips counts as found). True when printed.
+pub fn nothing_searched(targets: &Targets) -> bool {
+    if targets.implicit && targets.list.is_empty() {
         eprintln!(
-            "lidx: no files were searched: the globs (-g, --iglob) and the walk's filters (hidden files, ignore files, binary files) left none"
+            "lidx: no files were searched: the walk's filters (hidden files, ignore files, globs) left none"
         );
         return true;
     }

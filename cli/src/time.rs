@@ -39,6 +39,9 @@ pub struct TimeArgs {
     /// default: the system's).
     #[arg(long, value_name = "ZONE")]
     pub tz: Option<String>,
+    /// A time index is wanted though no time is asked for (`index --time`).
+    #[arg(skip)]
+    pub wanted: bool,
 }
 
 impl TimeArgs {
@@ -49,7 +52,7 @@ impl TimeArgs {
 
     /// The time index options these ask for, if any.
     pub fn options(&self) -> lidx::Result<Option<TimeOptions>> {
-        if !self.selects() && self.time_format.is_none() && self.tz.is_none() {
+        if !self.selects() && !self.wanted && self.time_format.is_none() && self.tz.is_none() {
             return Ok(None);
         }
         let format = self
@@ -141,6 +144,7 @@ pub fn run_line_at_time(a: LineAtTimeArgs) -> lidx::Result<Status> {
         until: None,
         time_format: a.time_format,
         tz: a.tz,
+        wanted: false,
     };
     let (line, end) = if a.opts.rotated {
         let family = super::family::open(&a.file, &a.opts, &time, false)?;

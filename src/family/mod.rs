@@ -153,7 +153,7 @@ impl Family {
     /// 1 again (the way out when the numbering cannot go on, `F-8`).
     pub fn open(live: impl AsRef<Path>, opts: &OpenOptions, renumber: bool) -> Result<Family> {
         let live = live.as_ref().to_path_buf();
-        let seen = snapshot(&live, opts)?;
+        let seen = quiet_snapshot(&live, opts)?;
         let (mut manifest_at, stored) = Self::read_manifest(&live)?;
         let (records, action) = match stored {
             Some(m) if !renumber => match align(&live, &m, &seen)? {
@@ -337,6 +337,39 @@ pub fn prepare(live: &Path) -> Result<Vec<PathBuf>> {
     let named = discover::family_files(live)?;
     adopt::adopt(live, &named);
     Ok(named.into_iter().map(|n| n.path).collect())
+}
+
+/// How long a rotated member must have been left alone before its line
+/// count is final and the members after it can be numbered (F-9): a
+/// writer may still append to a file it had open when it was renamed
+/// (until it reopens), and `copytruncate` writes its copy for a while.
+pub const SEAL_QUIET: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// [`snapshot`], once every member but the newest has been left alone
+/// for [`SEAL_QUIET`] (waiting, at most that long after a rotation).
+fn quiet_snapshot(live: &Path, opts: &OpenOptions) -> Result<Vec<Seen>> {
+    for _ in 0..5 {
+        let seen = snapshot(live, opts)?;
+        let now = std::time::SystemTime::now();
+        let wait = seen
+            .iter()
+            .rev()
+            .skip(1)
+            .filter_map(|s| std::fs::metadata(&s.path).ok()?.modified().ok())
+            // A time in the future (clock skew, a copied file) is no sign
+            // of a writer: not waited for.
+            .filter_map(|m| SEAL_QUIET.checked_sub(now.duration_since(m).ok()?))
+            .max();
+        match wait {
+            Some(w) if !w.is_zero() => std::thread::sleep(w),
+            _ => return Ok(seen),
+        }
+    }
+    Err(family_error(
+        live,
+        "",
+        "a rotated member is still being written (its writer did not reopen the live file): its lines cannot be counted yet; try again when it is left alone",
+    ))
 }
 
 /// The files of the family, opened, as they were at one moment: a rotation

@@ -150,9 +150,8 @@ impl Manifest {
         if head_window == 0 {
             return bad("head window 0".into());
         }
-        if b[20..32].iter().any(|&x| x != 0) {
-            return bad("reserved header bytes are not zero".into());
-        }
+        // Reserved bytes (header 20..32, record 46..48) are not checked
+        // (F-2): a later minor version may give them a meaning.
         let records_end = HEADER_LEN + RECORD_LEN * count as usize;
         if body.len() < records_end {
             return bad(format!("too short for {count} member records"));
@@ -162,9 +161,6 @@ impl Manifest {
         for i in 0..count as usize {
             let r = HEADER_LEN + RECORD_LEN * i;
             let name_len = u16_at(r + 44) as usize;
-            if u16_at(r + 46) != 0 {
-                return bad(format!("member {i}: reserved bytes are not zero"));
-            }
             let Some(name) = body.get(names_at..names_at + name_len) else {
                 return bad(format!("member {i}: name past the end"));
             };

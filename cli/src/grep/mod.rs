@@ -107,6 +107,16 @@ pub struct GrepArgs {
     null: bool,
     #[command(flatten)]
     walk: WalkArgs,
+    /// Do not print the errors of files that cannot be opened or read
+    /// (the exit status is still 2).
+    #[arg(long, overrides_with = "messages")]
+    no_messages: bool,
+    /// Undo --no-messages.
+    #[arg(long, hide = true, overrides_with = "no_messages")]
+    messages: bool,
+    /// Print `/` in paths as this one byte instead.
+    #[arg(long, value_name = "SEP")]
+    path_separator: Option<String>,
     /// Print nothing (no notes on stderr either); exit 0 if a line is
     /// selected.
     #[arg(short = 'q', long)]
@@ -453,7 +463,8 @@ pub fn run(a: GrepArgs) -> lidx::Result<Status> {
             paths.extend(a.paths.iter().cloned());
             (a.patterns.clone(), paths)
         }
-        _ => {
+        (false, None) => (a.patterns.clone(), a.paths.clone()),
+        (true, None) => {
             return Err(Error::InvalidArgument(
                 "usage: lidx grep [OPTIONS] PATTERN [PATH ...]".into(),
             ));
@@ -491,7 +502,7 @@ pub fn run(a: GrepArgs) -> lidx::Result<Status> {
         run.file(&plan, &one.path, &mut out)?;
     } else {
         let files = searchable(&targets, &a.walk);
-        let mut errors = targets.errors || nothing_searched(&files, &targets, &a.walk);
+        let mut errors = targets.errors || nothing_searched(&targets);
         crate::prepare::sidecars(&files, &plan.query, &plan.time, plan.threads);
         for file in files {
             match run.file(&plan, file, &mut out) {
@@ -499,7 +510,9 @@ pub fn run(a: GrepArgs) -> lidx::Result<Status> {
                 Err(e) if e.is_broken_pipe() => return Err(e),
                 Err(e) => {
                     super::flush(&mut out)?;
-                    crate::file_error(file, &e);
+                    if !a.no_messages {
+                        crate::file_error(file, &e);
+                    }
                     errors = true;
                 }
             }
@@ -565,10 +578,19 @@ fn families(
     })
 }
 
-/// The path as ripgrep prints it (the argument as given).
-fn path_bytes(p: &Path) -> Vec<u8> {
+/// The path as ripgrep prints it (the argument as given), `/` replaced by
+/// `--path-separator`'s byte.
+fn path_bytes(p: &Path, separator: Option<u8>) -> Vec<u8> {
     use std::os::unix::ffi::OsStrExt;
-    p.as_os_str().as_bytes().to_vec()
+    let mut b = p.as_os_str().as_bytes().to_vec();
+    if let Some(sep) = separator {
+        for c in &mut b {
+            if *c == b'/' {
+                *c = sep;
+            }
+        }
+    }
+    b
 }
 
 /// ripgrep's escapes in separators: `\t`, `\n`, `\r`, `\\`, `\xHH`.

@@ -54,6 +54,8 @@ pub struct Plan {
     pub heading: bool,
     /// `-0`: a NUL after each printed path.
     pub null: bool,
+    /// `--path-separator`: the byte printed for `/` in paths.
+    pub path_separator: Option<u8>,
     /// Options of the index opens.
     pub query: QueryOpts,
     /// `--since`/`--until` and how stamps are read.
@@ -79,6 +81,15 @@ impl Plan {
             }
         };
         let mode = super::mode_of(a);
+        let path_separator = match a.path_separator.as_deref().map(super::unescape) {
+            None => None,
+            Some(b) if b.len() == 1 => Some(b[0]),
+            Some(_) => {
+                return Err(Error::InvalidArgument(
+                    "--path-separator takes one byte (such as / or \\\\)".into(),
+                ));
+            }
+        };
         let mopts = MatcherOptions {
             fixed_strings: a.fixed_strings,
             case_insensitive: a.ignore_case,
@@ -219,6 +230,7 @@ impl Plan {
             with_filename,
             heading,
             null: a.null,
+            path_separator,
             query: QueryOpts {
                 index: a.index.clone(),
                 no_build: a.no_build,

@@ -61,7 +61,7 @@ impl Run {
         out: &mut W,
         search: impl FnOnce(&[u8], &mut W) -> lidx::Result<Found>,
     ) -> lidx::Result<()> {
-        let path = path_bytes(name);
+        let path = path_bytes(name, plan.path_separator);
         let lead = self.lead(plan, &path).map_err(out_err)?;
         let found = search(&lead, out)?;
         self.printed_any |= found.begun;

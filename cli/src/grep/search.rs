@@ -239,7 +239,7 @@ pub fn search_part(
         byte_base: part.byte_base,
         starts: chunks.iter().map(|c| c.start).collect(),
     });
-    let path = path_bytes(file);
+    let path = path_bytes(file, plan.path_separator);
     let popts = Arc::new(StandardOptions {
         path: (plan.with_filename && !plan.heading).then(|| path.clone()),
         ..plan.standard.clone()
