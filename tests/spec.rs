@@ -26,10 +26,22 @@
 //!   text an independent decoder, the `zstd` crate, gives), and that
 //!   damage to the archive is an error, never wrong text.
 //!
+//! `format-spec/family-v1.md`, the rotation family manifest, is checked the
+//! same way (its section at the end of this file): the header, record and
+//! layout tables against the encoder, the XXH64 it names against an
+//! implementation written from its text, the names and order of §3, the
+//! vectors F1 and F2 (decoded, re-encoded, annotated, and written again by
+//! `Family::open` from their members' texts), the cases of what opening a
+//! family does (F-8, replayed against a model written from the text) and
+//! the damage table (F-7, likewise).
+//!
 //! `cargo test --test spec -- --ignored --nocapture print_vectors` prints
-//! the vectors in the spec's hex notation, for regenerating §10.
+//! the vectors in the spec's hex notation, for regenerating §10
+//! (`print_family_vectors`: family-v1.md §12).
 
+use lidx::family::{Family, FamilyAction};
 use lidx::format::eytzinger;
+use lidx::format::family::{self as fam, Manifest, ManifestError, MemberRecord};
 use lidx::format::gzip::{self as gzfmt, ApRecord};
 use lidx::format::node::{self, NodeView};
 use lidx::format::zstd::{self as zfmt, FrameRecord, SeekTable};
@@ -3666,6 +3678,13 @@ fn head_first_order_is_verified() {
 
 /// Requirement numbers referenced in `text` (`R-8..R-11` counts 8 to 11).
 fn referenced(text: &str) -> BTreeSet<u32> {
+    cited(text, "R-")
+}
+
+/// Numbers of the requirements `PREFIXn` (`R-` or `F-`) referenced in
+/// `text` (`F-2..F-5` counts 2 to 5).
+fn cited(text: &str, prefix: &str) -> BTreeSet<u32> {
+    let p = prefix.as_bytes();
     let mut out = BTreeSet::new();
     let b = text.as_bytes();
     let mut i = 0;
@@ -3678,13 +3697,14 @@ fn referenced(text: &str) -> BTreeSet<u32> {
     };
     while i + 2 < b.len() {
         let boundary = i == 0 || !b[i - 1].is_ascii_alphanumeric();
-        if boundary && &b[i..i + 2] == b"R-" && b[i + 2].is_ascii_digit() {
+        if boundary && &b[i..i + 2] == p && b[i + 2].is_ascii_digit() {
             i += 2;
             let a = num(&mut i).expect("number");
             let rest = &text[i..];
-            let hi = ["..R-", " … R-", "..=R-"]
+            let hi = ["..", " … ", "..="]
                 .iter()
-                .find_map(|sep| rest.strip_prefix(sep).map(|r| (sep.len(), r)))
+                .map(|sep| format!("{sep}{prefix}"))
+                .find_map(|sep| rest.strip_prefix(&sep).map(|r| (sep.len(), r)))
                 .and_then(|(len, r)| {
                     let d: String = r.chars().take_while(char::is_ascii_digit).collect();
                     i += len + d.len();
@@ -3699,14 +3719,20 @@ fn referenced(text: &str) -> BTreeSet<u32> {
 }
 
 fn defined(spec: &str) -> BTreeMap<u32, String> {
+    definitions(spec, "R-")
+}
+
+/// The requirements `PREFIXn` a document defines, with their text.
+fn definitions(spec: &str, prefix: &str) -> BTreeMap<u32, String> {
     // A definition starts a paragraph or a list item with `**R-n**` and
     // runs to the next blank line or list item.
     let lines: Vec<&str> = spec.lines().collect();
     let mut out = BTreeMap::new();
+    let open = format!("**{prefix}");
     for (i, l) in lines.iter().enumerate() {
         let t = l.trim_start();
         let t = t.strip_prefix("- ").unwrap_or(t);
-        let Some(rest) = t.strip_prefix("**R-") else {
+        let Some(rest) = t.strip_prefix(open.as_str()) else {
             continue;
         };
         let n: String = rest.chars().take_while(char::is_ascii_digit).collect();
@@ -3720,7 +3746,7 @@ fn defined(spec: &str) -> BTreeMap<u32, String> {
             text.push_str(next);
         }
         let n: u32 = n.parse().unwrap();
-        assert!(out.insert(n, text).is_none(), "R-{n} defined twice");
+        assert!(out.insert(n, text).is_none(), "{prefix}{n} defined twice");
     }
     out
 }
@@ -4159,4 +4185,1384 @@ fn zone_abbreviations_table() {
     for word in ["INFO", "WARN", "ERR", "LOG", "DEBUG", "Z", "utc"] {
         assert_eq!(lidx::time::abbreviation_offset(word), None, "{word}");
     }
+}
+
+// ---------------------------------------------------------------------------
+// format-spec/family-v1.md: the rotation family manifest.
+
+fn family_spec() -> String {
+    let path = root().join("format-spec/family-v1.md");
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// A vector of family-v1.md §12: its members' files (name now, text),
+/// oldest first, and the manifest's bytes (`None` before they are pasted
+/// in: `print_family_vectors` makes them).
+struct FamilyVector {
+    files: Vec<(String, Vec<u8>)>,
+    manifest: Option<Vec<u8>>,
+}
+
+/// The ```` ```hex manifest=NAME ```` and ```` ```text manifest=NAME
+/// file=FILE ```` blocks of family-v1.md (§12.1).
+fn family_vectors(spec: &str) -> BTreeMap<String, FamilyVector> {
+    let mut out: BTreeMap<String, FamilyVector> = BTreeMap::new();
+    for (info, body) in fences(spec) {
+        let mut words = info.split_whitespace();
+        let kind = words.next().unwrap_or_default();
+        if kind != "hex" && kind != "text" {
+            continue;
+        }
+        let kv: BTreeMap<&str, &str> = words
+            .map(|w| {
+                w.split_once('=')
+                    .unwrap_or_else(|| panic!("bad info word {w:?} in {info:?}"))
+            })
+            .collect();
+        let Some(name) = kv.get("manifest") else {
+            assert_ne!(kind, "hex", "{info:?}: a hex block names its manifest");
+            continue;
+        };
+        let v = out.entry(name.to_string()).or_insert(FamilyVector {
+            files: Vec::new(),
+            manifest: None,
+        });
+        if kind == "hex" {
+            assert_eq!(kv.len(), 1, "{info:?}: unexpected parameters");
+            let bytes = parse_hex(&info, &body);
+            assert!(v.manifest.replace(bytes).is_none(), "{info:?} twice");
+        } else {
+            let file = kv
+                .get("file")
+                .unwrap_or_else(|| panic!("{info:?}: no file="));
+            assert_eq!(kv.len(), 2, "{info:?}: unexpected parameters");
+            let mut text = body.join("\n").into_bytes();
+            text.push(b'\n');
+            v.files.push((file.to_string(), text));
+        }
+    }
+    out
+}
+
+fn family_vector_bytes(v: &FamilyVector, name: &str) -> Vec<u8> {
+    v.manifest
+        .clone()
+        .unwrap_or_else(|| panic!("vector {name}: no hex block"))
+}
+
+/// The line count of a text (family-v1.md §2, sidecar-v1.md §2).
+fn line_count(text: &[u8]) -> u64 {
+    let newlines = text.iter().filter(|&&b| b == b'\n').count() as u64;
+    newlines + u64::from(text.last().is_some_and(|&b| b != b'\n'))
+}
+
+/// XXH64 as family-v1.md §5 writes it out, step by step: an oracle
+/// independent of the `xxhash-rust` crate the code uses.
+fn xxh64_per_spec(d: &[u8], seed: u64) -> u64 {
+    const P1: u64 = 0x9E37_79B1_85EB_CA87;
+    const P2: u64 = 0xC2B2_AE3D_27D4_EB4F;
+    const P3: u64 = 0x1656_67B1_9E37_79F9;
+    const P4: u64 = 0x85EB_CA77_C2B2_AE63;
+    const P5: u64 = 0x27D4_EB2F_1656_67C5;
+    let u64le = |i: usize| u64::from_le_bytes(d[i..i + 8].try_into().expect("8 bytes"));
+    let u32le = |i: usize| u64::from(u32::from_le_bytes(d[i..i + 4].try_into().expect("4")));
+    let round = |acc: u64, x: u64| {
+        acc.wrapping_add(x.wrapping_mul(P2))
+            .rotate_left(31)
+            .wrapping_mul(P1)
+    };
+    let merge = |h: u64, v: u64| (h ^ round(0, v)).wrapping_mul(P1).wrapping_add(P4);
+    let n = d.len();
+    let mut i = 0;
+    let mut h;
+    if n >= 32 {
+        let mut v1 = seed.wrapping_add(P1).wrapping_add(P2);
+        let mut v2 = seed.wrapping_add(P2);
+        let mut v3 = seed;
+        let mut v4 = seed.wrapping_sub(P1);
+        while i + 32 <= n {
+            v1 = round(v1, u64le(i));
+            v2 = round(v2, u64le(i + 8));
+            v3 = round(v3, u64le(i + 16));
+            v4 = round(v4, u64le(i + 24));
+            i += 32;
+        }
+        h = v1
+            .rotate_left(1)
+            .wrapping_add(v2.rotate_left(7))
+            .wrapping_add(v3.rotate_left(12))
+            .wrapping_add(v4.rotate_left(18));
+        h = merge(merge(merge(merge(h, v1), v2), v3), v4);
+    } else {
+        h = seed.wrapping_add(P5);
+    }
+    h = h.wrapping_add(n as u64);
+    while i + 8 <= n {
+        h = (h ^ round(0, u64le(i)))
+            .rotate_left(27)
+            .wrapping_mul(P1)
+            .wrapping_add(P4);
+        i += 8;
+    }
+    if i + 4 <= n {
+        h = (h ^ u32le(i).wrapping_mul(P1))
+            .rotate_left(23)
+            .wrapping_mul(P2)
+            .wrapping_add(P3);
+        i += 4;
+    }
+    while i < n {
+        h = (h ^ u64::from(d[i]).wrapping_mul(P5))
+            .rotate_left(11)
+            .wrapping_mul(P1);
+        i += 1;
+    }
+    h = (h ^ (h >> 33)).wrapping_mul(P2);
+    h = (h ^ (h >> 29)).wrapping_mul(P3);
+    h ^ (h >> 32)
+}
+
+#[test]
+fn family_xxh64_is_the_one_named() {
+    let s = family_spec();
+    let t = table(&s, "XXH64 check values");
+    let (ic, lc, hc, sc) = (
+        t.col("Input"),
+        t.col("Length"),
+        t.col("XXH64"),
+        t.col("Stored as"),
+    );
+    assert!(t.rows.len() >= 2);
+    for r in &t.rows {
+        let input: Vec<u8> = if r[ic] == "the empty string" {
+            Vec::new()
+        } else {
+            r[ic].split('`').nth(1).expect("input in backticks").into()
+        };
+        assert_eq!(input.len() as u64, int(&r[lc]).unwrap(), "{r:?}");
+        let want = int(&strip_ticks(&r[hc]).to_lowercase()).expect("hex value");
+        assert_eq!(
+            xxhash_rust::xxh64::xxh64(&input, 0),
+            want,
+            "{r:?}: the crate"
+        );
+        assert_eq!(xxh64_per_spec(&input, 0), want, "{r:?}: §5's algorithm");
+        let stored: Vec<u8> = strip_ticks(&r[sc])
+            .split_whitespace()
+            .map(|t| u8::from_str_radix(t, 16).expect("hex byte"))
+            .collect();
+        assert_eq!(stored, want.to_le_bytes(), "{r:?}: little-endian");
+    }
+    // The algorithm of §5 is the crate's for every length class (the tail
+    // of 8-, 4- and 1-byte steps, one stripe and many) and for any seed.
+    let data: Vec<u8> = (0..5000u32).map(|i| (i * 7919 % 251) as u8).collect();
+    for len in (0..=100).chain([127, 128, 129, 4095, 4096, 5000]) {
+        for seed in [0, 1, u64::MAX] {
+            assert_eq!(
+                xxh64_per_spec(&data[..len], seed),
+                xxhash_rust::xxh64::xxh64(&data[..len], seed),
+                "length {len}, seed {seed}"
+            );
+        }
+    }
+    // F-6 states the digest of no bytes; F-1 names the CRC as sidecar-v1 §2.
+    let f6 = definitions(&s, "F-")[&6].clone();
+    assert!(f6.contains("`0xEF46DB3751D8E999`"), "{f6}");
+    assert!(f6.contains("seed 0") && f6.contains("XXH64"), "{f6}");
+    for text in [
+        "CRC-32/ISO-HDLC",
+        "`0x04C11DB7`",
+        "`0xEDB88320`",
+        "**`0xCBF43926`**",
+        "`26 39 F4 CB`",
+    ] {
+        assert!(s.contains(text), "family-v1.md §2 lacks {text:?}");
+    }
+    assert_eq!(fam::HEAD_WINDOW, 4096);
+}
+
+/// Evaluates a size or offset of Table 1 (`32 + 48n + N`).
+fn family_expr(expr: &str, n: usize, names: usize) -> usize {
+    expr.split('+')
+        .map(|t| match t.trim() {
+            "N" => names,
+            "n" => n,
+            t => match t.strip_suffix('n') {
+                Some(c) => c.parse::<usize>().expect("coefficient") * n,
+                None => t.parse().unwrap_or_else(|_| panic!("bad term {t:?}")),
+            },
+        })
+        .sum()
+}
+
+/// A manifest with a distinct value in every field (it breaks F-5; the
+/// encoder does not care): two records, and the second name 258 bytes.
+fn sentinel_manifest() -> Manifest {
+    let rec = |k: u8, name: Vec<u8>| {
+        let v = |at: u8| u64::from_le_bytes(std::array::from_fn(|i| k + at + i as u8));
+        MemberRecord {
+            base_line: v(0),
+            lines: v(8),
+            base_byte: v(16),
+            bytes: v(24),
+            head_digest: v(32),
+            head_len: v(40) as u32,
+            name,
+        }
+    };
+    Manifest {
+        head_window: 0x1413_1211,
+        members: vec![
+            rec(0x21, b"app.log.2.gz".to_vec()),
+            rec(0x81, (0..258u32).map(|i| (i % 26) as u8 + b'a').collect()),
+        ],
+    }
+}
+
+/// The bytes a record field encodes to, by its name in Table 3.
+fn record_field(r: &MemberRecord, field: &str) -> Vec<u8> {
+    match field {
+        "base_line" => r.base_line.to_le_bytes().to_vec(),
+        "lines" => r.lines.to_le_bytes().to_vec(),
+        "base_byte" => r.base_byte.to_le_bytes().to_vec(),
+        "bytes" => r.bytes.to_le_bytes().to_vec(),
+        "head_digest" => r.head_digest.to_le_bytes().to_vec(),
+        "head_len" => r.head_len.to_le_bytes().to_vec(),
+        "name_len" => (r.name.len() as u16).to_le_bytes().to_vec(),
+        f => panic!("Table 3: unknown field {f:?}"),
+    }
+}
+
+/// The bytes a header field encodes to, by its name in Table 2.
+fn header_field(m: &Manifest, field: &str) -> Vec<u8> {
+    match field {
+        "magic" => fam::MAGIC.to_vec(),
+        "version_major" => fam::VERSION_MAJOR.to_le_bytes().to_vec(),
+        "version_minor" => fam::VERSION_MINOR.to_le_bytes().to_vec(),
+        "member_count" => (m.members.len() as u32).to_le_bytes().to_vec(),
+        "head_window" => m.head_window.to_le_bytes().to_vec(),
+        f => panic!("Table 2: unknown field {f:?}"),
+    }
+}
+
+/// Checks a byte table (Table 2 or 3) against `bytes`, the structure it
+/// describes encoded at offset `base`: every field at its offset, with its
+/// size and type, reserved bytes zero, the table covering `0..len`.
+fn check_family_table(
+    t: &Table,
+    bytes: &[u8],
+    base: usize,
+    len: usize,
+    want: &dyn Fn(&str) -> Vec<u8>,
+) {
+    let (o, s, ty, f) = (
+        t.col("Offset"),
+        t.col("Size"),
+        t.col("Type"),
+        t.col("Field"),
+    );
+    let mut at = 0;
+    let mut seen = BTreeSet::new();
+    for r in &t.rows {
+        let off: usize = r[o].parse().expect("decimal offset");
+        let size: usize = r[s].parse().expect("decimal size");
+        assert_eq!(off, at, "{}: row {r:?}: gap or overlap", t.caption);
+        assert_eq!(type_size(&r[ty], 0), Some(size as i64), "{r:?}");
+        at = off + size;
+        let field = strip_ticks(&r[f]);
+        let got = &bytes[base + off..base + off + size];
+        if field == "reserved" {
+            assert!(got.iter().all(|&b| b == 0), "reserved at {off}: {got:?}");
+        } else {
+            assert!(seen.insert(field.to_string()), "{field} twice");
+            assert_eq!(got, &want(field)[..], "{}: {field} at {off}", t.caption);
+        }
+    }
+    assert_eq!(at, len, "{} must cover 0..{len}", t.caption);
+}
+
+#[test]
+fn family_tables_match_encoding() {
+    let s = family_spec();
+    let m = sentinel_manifest();
+    let bytes = m.encode();
+    let (hdr, rec) = (table(&s, "Manifest header"), table(&s, "Member record"));
+    check_family_table(&hdr, &bytes, 0, fam::HEADER_LEN, &|f| header_field(&m, f));
+    for (i, r) in m.members.iter().enumerate() {
+        let at = fam::HEADER_LEN + fam::RECORD_LEN * i;
+        check_family_table(&rec, &bytes, at, fam::RECORD_LEN, &|f| record_field(r, f));
+    }
+    assert_eq!((fam::HEADER_LEN, fam::RECORD_LEN), (32, 48));
+    assert!(rec.caption.contains("48 bytes") && rec.caption.contains("32 + 48i"));
+
+    // What the descriptions state: the magic, the versions, the bound, the
+    // head window a writer writes.
+    let desc = |t: &Table, field: &str| -> String {
+        let (f, d) = (t.col("Field"), t.col("Description"));
+        let r = t.rows.iter().find(|r| strip_ticks(&r[f]) == field);
+        r.unwrap_or_else(|| panic!("{} lacks {field}", t.caption))[d].clone()
+    };
+    let magic = desc(&hdr, "magic");
+    let stated = magic.split('`').nth(1).expect("magic bytes in description");
+    assert_eq!(
+        bytes_cell(&format!("`{}`", stated.to_lowercase())),
+        fam::MAGIC
+    );
+    assert!(magic.contains("`\\x89LIDXFAM`"), "{magic}");
+    assert!(desc(&hdr, "version_major").contains(": 1 "));
+    assert!(desc(&hdr, "version_minor").contains(": 0 "));
+    assert!(desc(&hdr, "member_count").contains("`1..=1048576`"));
+    assert_eq!(fam::MAX_MEMBERS, 1_048_576);
+    assert!(desc(&hdr, "head_window").contains("4096"));
+    assert_eq!((fam::VERSION_MAJOR, fam::VERSION_MINOR), (1, 0));
+
+    // Table 1: the file is the header, the records, the names and the CRC
+    // of everything before it, and nothing else.
+    let lay = table(&s, "Manifest file layout");
+    let (o, sz, f, d) = (
+        lay.col("Offset"),
+        lay.col("Size"),
+        lay.col("Field"),
+        lay.col("Description"),
+    );
+    let vs = family_vectors(&s);
+    let f1 = family_vector_bytes(&vs["F1"], "F1");
+    for b in [bytes, f1] {
+        let dm = Manifest::decode(&b).ok();
+        let members = dm.as_ref().map_or(m.members.len(), |x| x.members.len());
+        let names: usize = dm
+            .as_ref()
+            .map_or(&m.members, |x| &x.members)
+            .iter()
+            .map(|r| r.name.len())
+            .sum();
+        let mut at = 0;
+        for r in &lay.rows {
+            let off = family_expr(&r[o], members, names);
+            let size = family_expr(&r[sz], members, names);
+            assert_eq!(off, at, "Table 1 row {r:?}: gap or overlap");
+            at = off + size;
+            match strip_ticks(&r[f]) {
+                "header" => assert_eq!(size, fam::HEADER_LEN),
+                "records" => assert_eq!(size, fam::RECORD_LEN * members),
+                "names" => {
+                    let all: Vec<u8> = dm
+                        .as_ref()
+                        .map_or(&m.members, |x| &x.members)
+                        .iter()
+                        .flat_map(|r| r.name.clone())
+                        .collect();
+                    assert_eq!(&b[off..off + size], &all[..], "the names, in order");
+                }
+                "crc" => {
+                    let range = r[d].split('`').nth(1).expect("a range");
+                    let (a, e) = range.split_once("..").expect("a..b");
+                    let (a, e) = (
+                        family_expr(a, members, names),
+                        family_expr(e, members, names),
+                    );
+                    assert_eq!((a, e), (0, off), "F-13: everything before the CRC");
+                    assert_eq!(b[off..off + 4], format::crc32(&b[a..e]).to_le_bytes());
+                }
+                other => panic!("Table 1: unknown field {other:?}"),
+            }
+        }
+        assert_eq!(at, b.len(), "Table 1 must cover the whole file");
+        assert_eq!(b.len(), 36 + 48 * members + names, "§4.1: L = 36 + 48n + N");
+    }
+}
+
+/// The members of `spec`'s vector `name` as MemberRecords would describe
+/// them: (lines, bytes, head_len, head_digest) from their texts.
+fn text_identity(text: &[u8], head_window: u32) -> (u64, u64, u32, u64) {
+    let head_len = text.len().min(head_window as usize);
+    (
+        line_count(text),
+        text.len() as u64,
+        head_len as u32,
+        xxh64_per_spec(&text[..head_len], 0),
+    )
+}
+
+#[test]
+fn family_vectors_decode_reencode_and_match_their_texts() {
+    let vs = family_vectors(&family_spec());
+    assert!(vs.len() >= 2, "vectors F1 and F2");
+    for (name, v) in &vs {
+        let bytes = family_vector_bytes(v, name);
+        let m = Manifest::decode(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(m.encode(), bytes, "{name}: re-encoded byte for byte");
+        assert_eq!(m.check(), Ok(()), "{name}: F-5");
+        assert_eq!(m.head_window, fam::HEAD_WINDOW, "{name}: F-2");
+        assert_eq!(
+            m.members.len(),
+            v.files.len(),
+            "{name}: one text per member"
+        );
+        for (i, (r, (file, text))) in m.members.iter().zip(&v.files).enumerate() {
+            let (lines, len, head_len, digest) = text_identity(text, m.head_window);
+            assert_eq!(
+                (r.lines, r.bytes, r.head_len, r.head_digest),
+                (lines, len, head_len, digest),
+                "{name}: member {i} ({file}) and its text"
+            );
+            assert_eq!(
+                digest,
+                xxhash_rust::xxh64::xxh64(&text[..head_len as usize], 0)
+            );
+        }
+    }
+    // F1 is numbered from the start, under the files' names; F2 lost F1's
+    // oldest member (its first line is F1's record 1's), and keeps the name
+    // that member was recorded under (§12.3).
+    let f1 = Manifest::decode(&family_vector_bytes(&vs["F1"], "F1")).unwrap();
+    let f2 = Manifest::decode(&family_vector_bytes(&vs["F2"], "F2")).unwrap();
+    assert_eq!((f1.members[0].base_line, f1.members[0].base_byte), (0, 0));
+    for (r, (file, _)) in f1.members.iter().zip(&vs["F1"].files) {
+        assert_eq!(r.name, file.as_bytes());
+    }
+    assert_eq!(
+        f2.members[0], f1.members[1],
+        "F2 keeps F1's record 1 as it was"
+    );
+    assert_eq!(f2.members[0].base_line, 2);
+    assert_eq!(f2.members[0].name, b"app.log.1");
+    assert_eq!(vs["F2"].files[0].0, "app.log.2.gz");
+    let (a, b) = (&f1.members[2], &f2.members[1]);
+    assert_eq!((a.base_line, a.base_byte), (b.base_line, b.base_byte));
+    assert_eq!(
+        (a.lines + 1, b.name.as_slice()),
+        (b.lines, &b"app.log.1"[..])
+    );
+}
+
+/// Gives a file an old modification time, the same for every file (so
+/// that F-9's quiet period has passed, and nothing depends on the clock).
+fn age(path: &Path) {
+    let t = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_700_000_000);
+    let f = std::fs::File::options().write(true).open(path).unwrap();
+    f.set_modified(t).unwrap();
+}
+
+/// Writes a member holding `text` (gzip when its name ends with `.gz`).
+fn put_member(dir: &Path, name: &str, text: &[u8]) {
+    let bytes = if name.ends_with(".gz") {
+        gz_member(&[text])
+    } else {
+        text.to_vec()
+    };
+    let p = dir.join(name);
+    std::fs::write(&p, bytes).unwrap();
+    age(&p);
+}
+
+fn open_family(live: &Path, renumber: bool) -> lidx::Result<Family> {
+    Family::open(live, &lidx::OpenOptions::new(), renumber)
+}
+
+/// The manifest's path for the live file `app.log` in `dir` (F-14).
+fn manifest_at(dir: &Path) -> PathBuf {
+    dir.join("app.log.family.lidx")
+}
+
+/// Builds the files of each vector in turn in one directory (those of the
+/// one before removed, as a rotation would leave them) and opens the
+/// family: what it did, and the manifest it left.
+fn family_scenario(vs: &BTreeMap<String, FamilyVector>) -> Vec<(String, FamilyAction, Vec<u8>)> {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let mut out = Vec::new();
+    let mut before: Vec<String> = Vec::new();
+    for (name, v) in vs {
+        for f in before.drain(..) {
+            std::fs::remove_file(d.join(f)).unwrap();
+        }
+        for (file, text) in &v.files {
+            put_member(d, file, text);
+            before.push(file.clone());
+        }
+        let live = d.join(&v.files.last().expect("a live file").0);
+        assert_eq!(live, d.join("app.log"));
+        let f = open_family(&live, false).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(f.manifest_path(), manifest_at(d));
+        let bytes = std::fs::read(f.manifest_path()).unwrap();
+        out.push((name.clone(), f.action(), bytes));
+    }
+    out
+}
+
+#[test]
+fn family_vectors_are_what_the_reference_implementation_writes() {
+    let vs = family_vectors(&family_spec());
+    let run = family_scenario(&vs);
+    for (name, action, bytes) in run {
+        assert_eq!(
+            bytes,
+            family_vector_bytes(&vs[&name], &name),
+            "{name}: Family::open wrote\n{}",
+            dump(&bytes)
+        );
+        let want = if name == "F1" {
+            FamilyAction::Numbered
+        } else {
+            FamilyAction::Updated
+        };
+        assert_eq!(action, want, "{name}");
+    }
+}
+
+/// Prints the manifests of family-v1.md §12 as `Family::open` writes them
+/// from the members' texts, in the spec's hex notation, with a draft of
+/// their annotation.
+#[test]
+#[ignore]
+fn print_family_vectors() {
+    for (name, _, bytes) in family_scenario(&family_vectors(&family_spec())) {
+        println!("```hex manifest={name}\n{}```\n", dump(&bytes));
+        let m = Manifest::decode(&bytes).unwrap();
+        let hex = |b: &[u8]| {
+            b.iter()
+                .map(|x| format!("{x:02x}"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        let row = |at: usize, len: usize, field: &str, value: String| {
+            println!(
+                "| 0x{at:03x} | `{}` | {field} | {value} |",
+                hex(&bytes[at..at + len])
+            );
+        };
+        row(0, 8, "magic", "`\\x89LIDXFAM`".into());
+        row(8, 2, "version_major", "1".into());
+        row(10, 2, "version_minor", "0".into());
+        row(12, 4, "member_count", m.members.len().to_string());
+        row(16, 4, "head_window", m.head_window.to_string());
+        println!("| 0x014 | `00` × 12 | reserved | |");
+        for (i, r) in m.members.iter().enumerate() {
+            let at = 32 + 48 * i;
+            row(
+                at,
+                8,
+                &format!("record[{i}].base_line"),
+                r.base_line.to_string(),
+            );
+            row(
+                at + 8,
+                8,
+                &format!("record[{i}].lines"),
+                r.lines.to_string(),
+            );
+            row(
+                at + 16,
+                8,
+                &format!("record[{i}].base_byte"),
+                r.base_byte.to_string(),
+            );
+            row(
+                at + 24,
+                8,
+                &format!("record[{i}].bytes"),
+                r.bytes.to_string(),
+            );
+            row(
+                at + 32,
+                8,
+                &format!("record[{i}].head_digest"),
+                format!("{:#018x}", r.head_digest),
+            );
+            row(
+                at + 40,
+                4,
+                &format!("record[{i}].head_len"),
+                r.head_len.to_string(),
+            );
+            row(
+                at + 44,
+                2,
+                &format!("record[{i}].name_len"),
+                r.name.len().to_string(),
+            );
+            println!("| 0x{:03x} | `00` × 2 | record[{i}].reserved | |", at + 46);
+        }
+        let mut at = 32 + 48 * m.members.len();
+        for (i, r) in m.members.iter().enumerate() {
+            row(
+                at,
+                r.name.len(),
+                &format!("name[{i}]"),
+                format!("`{}`", String::from_utf8_lossy(&r.name)),
+            );
+            at += r.name.len();
+        }
+        row(
+            at,
+            4,
+            "crc",
+            format!(
+                "{:#010x}",
+                u32::from_le_bytes(bytes[at..].try_into().unwrap())
+            ),
+        );
+        println!();
+    }
+}
+
+#[test]
+fn family_annotations_match_the_vectors() {
+    let s = family_spec();
+    let vs = family_vectors(&s);
+    let anns = tables(&s, "Annotation of manifest ");
+    let mut annotated = BTreeSet::new();
+    for t in &anns {
+        let name = t
+            .caption
+            .split("Annotation of manifest ")
+            .nth(1)
+            .and_then(|r| r.split([',', ' ', '*']).next())
+            .expect("vector name");
+        let v = vs
+            .get(name)
+            .unwrap_or_else(|| panic!("{}: no vector {name}", t.caption));
+        annotated.insert(name.to_string());
+        let bytes = family_vector_bytes(v, name);
+        let m = Manifest::decode(&bytes).unwrap();
+        let (oc, bc, fc, vc) = (
+            t.col("Offset"),
+            t.col("Bytes"),
+            t.col("Field"),
+            t.col("Value"),
+        );
+        let mut at = 0;
+        for r in &t.rows {
+            let ctx = format!("{name}: row {r:?}");
+            let off = int(&r[oc]).unwrap_or_else(|| panic!("{ctx}: offset"));
+            let off = off as usize;
+            assert_eq!(off, at, "{ctx}: gap or overlap");
+            let want = bytes_cell(&r[bc]);
+            assert_eq!(&bytes[off..off + want.len()], &want[..], "{ctx}: bytes");
+            at = off + want.len();
+            let field = strip_ticks(&r[fc]);
+            let value = r[vc].trim();
+            let number = || -> u64 {
+                let first = value.split_whitespace().next().unwrap_or_default();
+                int(first).unwrap_or_else(|| panic!("{ctx}: no number in Value"))
+            };
+            let le = |n: usize| -> u64 {
+                let mut b = [0u8; 8];
+                b[..n].copy_from_slice(&want[..n]);
+                u64::from_le_bytes(b)
+            };
+            match field.split_once('.') {
+                _ if field == "reserved" || field.ends_with(".reserved") => {
+                    assert!(want.iter().all(|&b| b == 0), "{ctx}");
+                    let within = if field == "reserved" {
+                        off >= 20 && at <= 32
+                    } else {
+                        (off - 32) % 48 == 46 && want.len() == 2
+                    };
+                    assert!(within, "{ctx}: not the reserved bytes of F-2");
+                }
+                _ if field == "magic" => {
+                    assert_eq!(want, fam::MAGIC, "{ctx}");
+                    assert_eq!(value, "`\\x89LIDXFAM`", "{ctx}");
+                }
+                _ if field == "crc" => {
+                    assert_eq!(at, bytes.len(), "{ctx}: the CRC ends the file");
+                    assert_eq!(number(), u64::from(format::crc32(&bytes[..off])), "{ctx}");
+                    assert_eq!(le(4), number(), "{ctx}");
+                }
+                _ if field.starts_with("name[") => {
+                    let i: usize = field[5..field.len() - 1].parse().expect("index");
+                    assert_eq!(want, m.members[i].name, "{ctx}");
+                    let shown = value.split('`').nth(1).unwrap_or_default();
+                    assert_eq!(shown.as_bytes(), &want[..], "{ctx}: Value");
+                }
+                Some((rec, f)) => {
+                    let i: usize = rec
+                        .strip_prefix("record[")
+                        .and_then(|r| r.strip_suffix(']'))
+                        .and_then(|r| r.parse().ok())
+                        .unwrap_or_else(|| panic!("{ctx}: field"));
+                    let r = &m.members[i];
+                    assert_eq!(record_field(r, f), want, "{ctx}: Table 3 field");
+                    assert_eq!(off, 32 + 48 * i + record_offset(&s, f), "{ctx}: offset");
+                    assert_eq!(le(want.len()), number(), "{ctx}: Value");
+                }
+                None => {
+                    assert_eq!(header_field(&m, field), want, "{ctx}: Table 2 field");
+                    assert_eq!(le(want.len()), number(), "{ctx}: Value");
+                }
+            }
+        }
+        assert_eq!(at, bytes.len(), "{name}: the annotation covers the file");
+    }
+    assert_eq!(
+        annotated,
+        vs.keys().cloned().collect::<BTreeSet<_>>(),
+        "every manifest vector is annotated"
+    );
+}
+
+/// The offset of a field in Table 3.
+fn record_offset(spec: &str, field: &str) -> usize {
+    let t = table(spec, "Member record");
+    let (o, f) = (t.col("Offset"), t.col("Field"));
+    let r = t.rows.iter().find(|r| strip_ticks(&r[f]) == field);
+    r.unwrap_or_else(|| panic!("Table 3 lacks {field}"))[o]
+        .parse()
+        .unwrap()
+}
+
+#[test]
+fn family_names_and_order_follow_section_3() {
+    let t = table(&family_spec(), "Family names and their order");
+    let (fc, mc) = (t.col("File"), t.col("Member"));
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let mut members = Vec::new();
+    for r in &t.rows {
+        let file = strip_ticks(&r[fc]);
+        std::fs::write(d.join(file), b"x\n").unwrap();
+        match r[mc].as_str() {
+            "yes" => members.push(file.to_string()),
+            "no" => {}
+            other => panic!("Member {other:?}"),
+        }
+    }
+    let names = |d: &Path| -> Vec<String> {
+        lidx::family::discover::family_files(&d.join("app.log"))
+            .unwrap()
+            .iter()
+            .map(|n| n.path.file_name().unwrap().to_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(names(d), members, "F-10, F-11: the members, oldest first");
+    // F-12: a member in a compression lidx does not read is an error that
+    // names it, not a member left out.
+    std::fs::write(d.join("app.log.4.xz"), b"x\n").unwrap();
+    let e = lidx::family::discover::family_files(&d.join("app.log")).unwrap_err();
+    assert!(e.to_string().contains("app.log.4.xz"), "{e}");
+    std::fs::remove_file(d.join("app.log.4.xz")).unwrap();
+    // F-11: while `app.log.1.gz` is being written next to `app.log.1`, the
+    // plain file is the member; once it is gone, the archive is.
+    for plain in ["app.log.1", "app.log.01"] {
+        std::fs::remove_file(d.join(plain)).unwrap();
+    }
+    assert!(names(d).contains(&"app.log.1.gz".to_string()));
+}
+
+/// A file of a family as F-8 sees it: its name and its text.
+struct FamilyFile {
+    name: String,
+    text: Vec<u8>,
+}
+
+/// The family's files now, in the order of F-11, with their texts (a gzip
+/// file decompressed).
+fn family_texts(dir: &Path) -> Vec<FamilyFile> {
+    lidx::family::discover::family_files(&dir.join("app.log"))
+        .unwrap()
+        .into_iter()
+        .map(|n| {
+            let raw = std::fs::read(&n.path).unwrap();
+            let text = if raw.starts_with(&[0x1f, 0x8b]) {
+                gunzip(&raw)
+            } else {
+                raw
+            };
+            let name = n.path.file_name().unwrap().to_str().unwrap().to_string();
+            FamilyFile { name, text }
+        })
+        .collect()
+}
+
+/// A record of `f` at the given bases (F-4, F-6).
+fn record_of(f: &FamilyFile, base_line: u64, base_byte: u64) -> MemberRecord {
+    let (lines, bytes, head_len, head_digest) = text_identity(&f.text, fam::HEAD_WINDOW);
+    MemberRecord {
+        base_line,
+        lines,
+        base_byte,
+        bytes,
+        head_digest,
+        head_len,
+        name: f.name.clone().into_bytes(),
+    }
+}
+
+/// Numbers `files` contiguously from (`line`, `byte`) (F-8).
+fn number_per_spec(files: &[FamilyFile], mut line: u64, mut byte: u64) -> Vec<MemberRecord> {
+    files
+        .iter()
+        .map(|f| {
+            let r = record_of(f, line, byte);
+            (line, byte) = (r.end_line(), r.end_byte());
+            r
+        })
+        .collect()
+}
+
+/// F-8 as family-v1.md §7 states it: `Err(step)` for a refusal at that
+/// step, `Ok(None)` when the manifest is current, else the new records.
+fn align_per_spec(r: &[MemberRecord], s: &[FamilyFile]) -> Result<Option<Vec<MemberRecord>>, u32> {
+    let (n, m) = (r.len(), s.len());
+    let is = |f: &FamilyFile, i: usize| {
+        let rec = &r[i];
+        let (lines, bytes) = (line_count(&f.text), f.text.len() as u64);
+        let head = f.text.get(..rec.head_len as usize);
+        let same_head = head.is_some_and(|h| xxh64_per_spec(h, 0) == rec.head_digest);
+        same_head
+            && if i < n - 1 {
+                bytes == rec.bytes && lines == rec.lines
+            } else {
+                bytes >= rec.bytes && lines >= rec.lines
+            }
+    };
+    let run = (0..m).find_map(|k| {
+        (0..n)
+            .find(|&j| (0..(m - k).min(n - j)).all(|t| is(&s[k + t], j + t)))
+            .map(|j| (k, j))
+    });
+    let Some((k, j)) = run else { return Err(1) };
+    if k > 0 {
+        return Err(2);
+    }
+    if m - k < n - j {
+        return Err(3);
+    }
+    let mut out: Vec<MemberRecord> = r[j..n - 1].to_vec();
+    let last = &r[n - 1];
+    out.push(record_of(&s[n - j - 1], last.base_line, last.base_byte));
+    let tail = out.last().unwrap();
+    out.extend(number_per_spec(
+        &s[n - j..],
+        tail.end_line(),
+        tail.end_byte(),
+    ));
+    Ok((j > 0 || m > n - j).then_some(out))
+}
+
+/// A directory holding the files of vector F1, opened once (so that its
+/// manifest is F1).
+fn family_f1(vs: &BTreeMap<String, FamilyVector>) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (file, text) in &vs["F1"].files {
+        put_member(dir.path(), file, text);
+    }
+    let f = open_family(&dir.path().join("app.log"), false).unwrap();
+    assert_eq!(f.action(), FamilyAction::Numbered);
+    let bytes = std::fs::read(manifest_at(dir.path())).unwrap();
+    assert_eq!(bytes, family_vector_bytes(&vs["F1"], "F1"));
+    dir
+}
+
+/// The text of F1's member `file`.
+fn f1_text(vs: &BTreeMap<String, FamilyVector>, file: &str) -> Vec<u8> {
+    let f = vs["F1"].files.iter().find(|(n, _)| n == file);
+    f.unwrap_or_else(|| panic!("F1 has no {file}")).1.clone()
+}
+
+/// Changes the files of F1 as Table 6's case `case` says; returns whether
+/// the case asks for renumbering.
+fn opening_case(case: &str, d: &Path, vs: &BTreeMap<String, FamilyVector>) -> bool {
+    let line = b"2026-11-30T00:00:09Z app[812]: GET /health 200 1ms\n";
+    let append = |file: &str| {
+        let mut t = f1_text(vs, file);
+        t.extend_from_slice(line);
+        put_member(d, file, &t);
+    };
+    let rename = |a: &str, b: &str| std::fs::rename(d.join(a), d.join(b)).unwrap();
+    let remove = |f: &str| std::fs::remove_file(d.join(f)).unwrap();
+    match case {
+        "O-1" => {}
+        "O-2" => append("app.log"),
+        "O-3" => {
+            put_member(d, "app.log.1.gz", &f1_text(vs, "app.log.1"));
+            remove("app.log.1");
+        }
+        "O-4" => {
+            rename("app.log.2.gz", "app.log.3.gz");
+            put_member(d, "app.log.2.gz", &f1_text(vs, "app.log.1"));
+            remove("app.log.1");
+            rename("app.log", "app.log.1");
+            put_member(
+                d,
+                "app.log",
+                b"2026-12-01T00:00:00Z app[812]: GET /health 200 2ms\n",
+            );
+        }
+        "O-5" => remove("app.log.2.gz"),
+        "O-6" => remove("app.log.1"),
+        "O-7" => {
+            let mut t = f1_text(vs, "app.log.1");
+            t[0] = b'3';
+            put_member(d, "app.log.1", &t);
+        }
+        "O-8" => append("app.log.1"),
+        "O-9" => {
+            for (file, text) in &vs["F1"].files {
+                let other: Vec<u8> = text.iter().map(|&b| b.to_ascii_uppercase()).collect();
+                put_member(d, file, &other);
+            }
+        }
+        "O-10" => put_member(d, "app.log.3", b"2026-11-27T10:00:00Z app[812]: stopped\n"),
+        "O-11" => remove("app.log"),
+        "O-12" => {
+            let t = f1_text(vs, "app.log");
+            put_member(d, "app.log", &t[..t.len() / 2]);
+        }
+        "O-13" => return true,
+        "O-14" => remove("app.log.family.lidx"),
+        other => panic!("Table 6: no such case {other}"),
+    }
+    false
+}
+
+#[test]
+fn family_opening_table() {
+    let s = family_spec();
+    let vs = family_vectors(&s);
+    let t = table(&s, "What opening a family does");
+    let (cc, sc, ac) = (t.col("Case"), t.col("Step"), t.col("Answer"));
+    assert_eq!(t.rows.len(), 14);
+    for r in &t.rows {
+        let case = r[cc].as_str();
+        let answer = r[ac].split([':', ' ']).next().unwrap();
+        let dir = family_f1(&vs);
+        let d = dir.path();
+        let live = d.join("app.log");
+        let renumber = opening_case(case, d, &vs);
+        let before = std::fs::read(manifest_at(d)).ok();
+        let files = family_texts(d);
+        // What §7 says must happen, from the files and the manifest alone.
+        let model = match (&before, renumber) {
+            (Some(b), false) => {
+                let m = Manifest::decode(b).unwrap();
+                align_per_spec(&m.members, &files)
+            }
+            _ => Ok(Some(number_per_spec(&files, 0, 0))),
+        };
+        let step = match &model {
+            Err(k) => k.to_string(),
+            Ok(None) => "5".into(),
+            Ok(Some(_)) if renumber || before.is_none() => "—".into(),
+            Ok(Some(_)) => "4".into(),
+        };
+        assert_eq!(r[sc], step, "{case}: the step of F-8");
+        let got = open_family(&live, renumber);
+        let after = std::fs::read(manifest_at(d)).ok();
+        match (&model, got) {
+            (Err(_), Err(Error::Family { path, .. })) => {
+                assert_eq!(answer, "refused", "{case}");
+                assert_eq!(path, live, "{case}: the error names the family");
+                assert_eq!(after, before, "{case}: a refusal leaves the manifest");
+            }
+            (Ok(None), Ok(f)) => {
+                assert_eq!((answer, f.action()), ("opened", FamilyAction::Opened));
+                assert_eq!(after, before, "{case}: not rewritten");
+                let m = Manifest::decode(&after.unwrap()).unwrap();
+                let bases: Vec<u64> = f.members().iter().map(|x| x.base_line).collect();
+                let want: Vec<u64> = m.members.iter().map(|x| x.base_line).collect();
+                assert_eq!(bases, want, "{case}");
+            }
+            (Ok(Some(recs)), Ok(f)) => {
+                let want = match answer {
+                    "updated" => FamilyAction::Updated,
+                    "renumbered" => FamilyAction::Renumbered,
+                    "numbered" => FamilyAction::Numbered,
+                    other => panic!("{case}: answer {other:?}"),
+                };
+                assert_eq!(f.action(), want, "{case}");
+                let written = Manifest {
+                    head_window: fam::HEAD_WINDOW,
+                    members: recs.clone(),
+                };
+                assert_eq!(after.as_deref(), Some(&written.encode()[..]), "{case}");
+                assert_eq!(f.first_line(), recs[0].base_line, "{case}");
+                if want == FamilyAction::Updated {
+                    // No base of a member still present changed.
+                    let old = Manifest::decode(before.as_ref().unwrap()).unwrap();
+                    for n in recs.iter() {
+                        if let Some(o) = old.members.iter().find(|o| o.head_digest == n.head_digest)
+                        {
+                            assert_eq!((o.base_line, o.base_byte), (n.base_line, n.base_byte));
+                        }
+                    }
+                }
+            }
+            (model, got) => panic!("{case}: §7 says {model:?}, Family::open gave {got:?}"),
+        }
+    }
+}
+
+/// The error kinds of family-v1.md §6.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum FamClass {
+    NotAManifest,
+    Version,
+    Checksum,
+    Corrupt,
+}
+
+fn fam_class(e: &ManifestError) -> FamClass {
+    match e {
+        ManifestError::NotAManifest => FamClass::NotAManifest,
+        ManifestError::Version(..) => FamClass::Version,
+        ManifestError::Checksum { .. } => FamClass::Checksum,
+        ManifestError::Invalid(_) => FamClass::Corrupt,
+    }
+}
+
+/// F-7 as family-v1.md §6 states it: the records, or the step that
+/// refuses the bytes.
+fn decode_per_spec(b: &[u8]) -> Result<Vec<MemberRecord>, u32> {
+    let l = b.len();
+    let u16_at = |i: usize| u64::from(u16::from_le_bytes([b[i], b[i + 1]]));
+    let u32_at = |i: usize| u64::from(u32::from_le_bytes(b[i..i + 4].try_into().unwrap()));
+    let u64_at = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().unwrap());
+    if l < 36 || b[..8] != [0x89, 0x4C, 0x49, 0x44, 0x58, 0x46, 0x41, 0x4D] {
+        return Err(1);
+    }
+    if u16_at(8) != 1 {
+        return Err(2);
+    }
+    if u32_at(l - 4) != u64::from(crc_from_parameters(&b[..l - 4])) {
+        return Err(3);
+    }
+    let (n, window) = (u32_at(12), u32_at(16));
+    if n == 0 || n > 1_048_576 || window == 0 {
+        return Err(4);
+    }
+    let n = n as usize;
+    if l - 4 < 32 + 48 * n {
+        return Err(5);
+    }
+    let mut a = 32 + 48 * n;
+    let mut out = Vec::new();
+    for i in 0..n {
+        let r = 32 + 48 * i;
+        let len = u16_at(r + 44) as usize;
+        if a + len > l - 4 {
+            return Err(6);
+        }
+        out.push(MemberRecord {
+            base_line: u64_at(r),
+            lines: u64_at(r + 8),
+            base_byte: u64_at(r + 16),
+            bytes: u64_at(r + 24),
+            head_digest: u64_at(r + 32),
+            head_len: u32_at(r + 40) as u32,
+            name: b[a..a + len].to_vec(),
+        });
+        a += len;
+    }
+    if a != l - 4 {
+        return Err(7);
+    }
+    for (i, r) in out.iter().enumerate() {
+        let ends = r.base_line.checked_add(r.lines).is_some()
+            && r.base_byte.checked_add(r.bytes).is_some();
+        let follows = i == 0 || {
+            let p = &out[i - 1];
+            (r.base_line, r.base_byte) == (p.end_line(), p.end_byte())
+        };
+        if r.lines > r.bytes || u64::from(r.head_len) != r.bytes.min(window) || !ends || !follows {
+            return Err(8);
+        }
+    }
+    Ok(out)
+}
+
+/// The class F-7 gives a step.
+fn step_class(step: u32) -> FamClass {
+    match step {
+        1 => FamClass::NotAManifest,
+        2 => FamClass::Version,
+        3 => FamClass::Checksum,
+        _ => FamClass::Corrupt,
+    }
+}
+
+/// `b` with its CRC written again to match (F-13).
+fn recrc(mut b: Vec<u8>) -> Vec<u8> {
+    let l = b.len();
+    let crc = format::crc32(&b[..l - 4]);
+    b[l - 4..].copy_from_slice(&crc.to_le_bytes());
+    b
+}
+
+/// Vector F1 damaged as Table 7's case `case` says.
+fn manifest_damage(case: &str, f1: &[u8]) -> Vec<u8> {
+    let mut b = f1.to_vec();
+    let l = b.len();
+    let rec = |i: usize, off: usize| 32 + 48 * i + off;
+    let put = |b: &mut Vec<u8>, at: usize, v: &[u8]| b[at..at + v.len()].copy_from_slice(v);
+    let get64 = |b: &[u8], at: usize| u64::from_le_bytes(b[at..at + 8].try_into().unwrap());
+    let add16 = |b: &mut Vec<u8>, at: usize, d: i32| {
+        let v = i32::from(u16::from_le_bytes([b[at], b[at + 1]])) + d;
+        b[at..at + 2].copy_from_slice(&(v as u16).to_le_bytes());
+    };
+    match case {
+        "FD-1" => return Vec::new(),
+        "FD-2" => return b[..35].to_vec(),
+        "FD-3" => b[7] = 0x4E,
+        "FD-4" => put(&mut b, 8, &2u16.to_le_bytes()),
+        "FD-5" => {
+            put(&mut b, 10, &7u16.to_le_bytes());
+            return recrc(b);
+        }
+        "FD-6" => {
+            b[20] = 0xFF;
+            return recrc(b);
+        }
+        "FD-7" => {
+            put(&mut b, rec(1, 46), &[0xFF, 0xFF]);
+            return recrc(b);
+        }
+        "FD-8" => b[rec(1, 0)] ^= 1,
+        "FD-9" => b[32 + 48 * 3] ^= 1,
+        "FD-10" => b[l - 1] ^= 1,
+        "FD-11" => return b[..l - 1].to_vec(),
+        "FD-12" => b.extend_from_slice(&[0; 4]),
+        "FD-13" | "FD-14" | "FD-16" | "FD-20" => {
+            let n: u32 = match case {
+                "FD-13" => 0,
+                "FD-14" => 1_048_577,
+                "FD-16" => 5,
+                _ => 2,
+            };
+            put(&mut b, 12, &n.to_le_bytes());
+            return recrc(b);
+        }
+        "FD-15" | "FD-23" => {
+            let w: u32 = if case == "FD-15" { 0 } else { 16 };
+            put(&mut b, 16, &w.to_le_bytes());
+            return recrc(b);
+        }
+        "FD-17" => {
+            add16(&mut b, rec(0, 44), 1);
+            return recrc(b);
+        }
+        "FD-18" => {
+            add16(&mut b, rec(2, 44), -1);
+            return recrc(b);
+        }
+        "FD-19" => {
+            b.insert(l - 4, b'x');
+            return recrc(b);
+        }
+        "FD-21" => {
+            let bytes = get64(&b, rec(0, 24));
+            put(&mut b, rec(0, 8), &(bytes + 1).to_le_bytes());
+            return recrc(b);
+        }
+        "FD-22" => {
+            let v = u32::from_le_bytes(b[rec(1, 40)..rec(1, 44)].try_into().unwrap()) - 1;
+            put(&mut b, rec(1, 40), &v.to_le_bytes());
+            return recrc(b);
+        }
+        "FD-24" => {
+            put(&mut b, rec(0, 0), &u64::MAX.to_le_bytes());
+            return recrc(b);
+        }
+        "FD-25" | "FD-26" => {
+            let (at, v) = if case == "FD-25" {
+                (rec(1, 0), get64(&b, rec(1, 0)) + 1)
+            } else {
+                (rec(2, 16), get64(&b, rec(2, 16)) - 1)
+            };
+            put(&mut b, at, &v.to_le_bytes());
+            return recrc(b);
+        }
+        "FD-27" => {
+            b[rec(1, 32)] ^= 1;
+            return recrc(b);
+        }
+        "FD-28" => {
+            for i in 0..3 {
+                for off in [0, 16] {
+                    let v = get64(&b, rec(i, off)) + 1000;
+                    put(&mut b, rec(i, off), &v.to_le_bytes());
+                }
+            }
+            return recrc(b);
+        }
+        other => panic!("Table 7: no such case {other}"),
+    }
+    b
+}
+
+#[test]
+fn family_damage_table() {
+    let s = family_spec();
+    let vs = family_vectors(&s);
+    let f1 = family_vector_bytes(&vs["F1"], "F1");
+    let t = table(&s, "Manifest damage");
+    let (cc, dc, ac) = (t.col("Case"), t.col("Detected by"), t.col("Answer"));
+    assert_eq!(t.rows.len(), 28);
+    // One family, F1's files, reopened with each damaged manifest.
+    let dir = family_f1(&vs);
+    let d = dir.path();
+    let live = d.join("app.log");
+    let path = manifest_at(d);
+    for r in &t.rows {
+        let case = r[cc].as_str();
+        let answer = strip_ticks(r[ac].split(':').next().unwrap());
+        let bytes = manifest_damage(case, &f1);
+        let decoded = Manifest::decode(&bytes);
+        let model = decode_per_spec(&bytes);
+        // Where the table says it is detected, and what the model of §6
+        // says, agree; and the code agrees with both.
+        match (r[dc].as_str(), &model) {
+            ("—", Ok(_)) => {}
+            (by, Ok(_)) if by.starts_with("F-8 step ") => {}
+            (by, Err(step)) => assert_eq!(by, format!("F-7 step {step}"), "{case}"),
+            (by, Ok(_)) => panic!("{case}: detected by {by}, but F-7 passes"),
+        }
+        match (&decoded, &model) {
+            (Ok(m), Ok(recs)) => assert_eq!(&m.members, recs, "{case}"),
+            (Err(e), Err(step)) => assert_eq!(fam_class(e), step_class(*step), "{case}: {e}"),
+            (got, want) => panic!("{case}: the code gave {got:?}, §6 says {want:?}"),
+        }
+        let want_class = match answer {
+            "not-a-manifest" => Some(FamClass::NotAManifest),
+            "unsupported-version" => Some(FamClass::Version),
+            "checksum-mismatch" => Some(FamClass::Checksum),
+            "corrupt" => Some(FamClass::Corrupt),
+            "accepted" | "refused" => None,
+            other => panic!("{case}: answer {other:?}"),
+        };
+        assert_eq!(decoded.as_ref().err().map(fam_class), want_class, "{case}");
+        // Opening the family: refused, naming the manifest, and the
+        // manifest left as it is; never renumbered (F-16).
+        std::fs::write(&path, &bytes).unwrap();
+        let opened = open_family(&live, false);
+        assert_eq!(
+            std::fs::read(&path).unwrap(),
+            bytes,
+            "{case}: manifest untouched"
+        );
+        match (answer, opened) {
+            ("accepted", Ok(f)) => {
+                assert_eq!(f.action(), FamilyAction::Opened, "{case}");
+                let m = decoded.as_ref().unwrap();
+                assert_eq!(f.first_line(), m.members[0].base_line, "{case}");
+            }
+            ("refused", Err(Error::Family { path: p, .. })) => {
+                assert_eq!(p, live, "{case}: F-8 names the family");
+                let files = family_texts(d);
+                let step = align_per_spec(&decoded.unwrap().members, &files).unwrap_err();
+                assert_eq!(r[dc], format!("F-8 step {step}"), "{case}");
+            }
+            (_, Err(Error::Family { path: p, what })) if want_class.is_some() => {
+                assert_eq!(p, path, "{case}: the error names the manifest");
+                let e = decoded.as_ref().unwrap_err().to_string();
+                assert!(what.contains(&e), "{case}: {what}");
+            }
+            (_, got) => panic!("{case}: {answer}, but opening gave {got:?}"),
+        }
+    }
+    // Beyond the table: every bit of F1 flipped, with and without the CRC
+    // recomputed, and every cut, is decoded as §6 says.
+    let mut tried = vec![f1.clone()];
+    for i in 0..f1.len() * 8 {
+        let mut b = f1.clone();
+        b[i / 8] ^= 1 << (i % 8);
+        tried.push(b.clone());
+        if i / 8 < f1.len() - 4 {
+            tried.push(recrc(b));
+        }
+    }
+    tried.extend((0..f1.len()).map(|n| f1[..n].to_vec()));
+    for b in tried {
+        match (Manifest::decode(&b), decode_per_spec(&b)) {
+            (Ok(m), Ok(recs)) => assert_eq!(m.members, recs),
+            (Err(e), Err(step)) => assert_eq!(fam_class(&e), step_class(step), "{e}"),
+            (got, want) => panic!("{}: the code gave {got:?}, §6 says {want:?}", dump(&b)),
+        }
+    }
+}
+
+#[test]
+fn family_requirement_numbers() {
+    let s = family_spec();
+    let defs = definitions(&s, "F-");
+    for (n, word) in [
+        (1, "little-endian"),
+        (1, "RFC 2119"),
+        (2, "`89 4C 49 44 58 46 41 4D`"),
+        (2, "1048576"),
+        (2, "4096"),
+        (2, "MUST NOT reject a manifest because they are not zero"),
+        (3, "`version_major = 1`"),
+        (3, "any `version_minor`"),
+        (4, "48 bytes"),
+        (4, "MUST NOT use it to recognise a member"),
+        (5, "contiguous"),
+        (5, "`lines ≤ bytes`"),
+        (5, "`head_len = min(bytes, head_window)`"),
+        (5, "overflow"),
+        (5, "the last record is the live file's"),
+        (6, "XXH64"),
+        (6, "seed 0"),
+        (6, "text"),
+        (7, "in this order"),
+        (8, "oldest first"),
+        (8, "`R_i.head_digest`"),
+        (9, "sealed"),
+        (10, "UTF-8"),
+        (11, "oldest first"),
+        (12, "`.xz`"),
+        (13, "all the bytes before it"),
+        (14, "`DIR/NAME.family.lidx`"),
+        (14, "FNV-1a"),
+        (15, "in place"),
+        (16, "Table 7"),
+    ] {
+        let text = defs
+            .get(&n)
+            .unwrap_or_else(|| panic!("family-v1.md does not define F-{n}"));
+        let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(flat.contains(word), "F-{n} should mention {word:?}: {text}");
+    }
+    for n in cited(&s, "F-") {
+        assert!(defs.contains_key(&n), "family-v1.md cites undefined F-{n}");
+    }
+    // F-8's steps, and its way out.
+    for text in [
+        "1. **The run.**",
+        "2. **Nothing before the run.**",
+        "3. **Nothing missing after it.**",
+        "4. **The new records.**",
+        "5. **Writing.**",
+        "The only way out of a refusal is **renumbering**",
+    ] {
+        assert!(s.contains(text), "§7 lacks {text:?}");
+    }
+    // Every F-n the code cites is defined, and the R-n this spec cites are
+    // sidecar-v1.md's.
+    let mut files = Vec::new();
+    rust_files(&root().join("src"), &mut files);
+    for f in files {
+        let text = std::fs::read_to_string(&f).unwrap();
+        for n in cited(&text, "F-") {
+            assert!(
+                defs.contains_key(&n),
+                "{} cites F-{n}, which family-v1.md does not define",
+                f.display()
+            );
+        }
+    }
+    let sidecar = defined(&spec());
+    for n in referenced(&s) {
+        assert!(sidecar.contains_key(&n), "family-v1.md cites R-{n}");
+    }
+    assert!(
+        spec().contains("family-v1.md"),
+        "sidecar-v1.md points to it"
+    );
+    assert_eq!(
+        cited("F-2..F-5, F-8", "F-"),
+        BTreeSet::from([2, 3, 4, 5, 8])
+    );
 }
