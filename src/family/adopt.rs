@@ -7,8 +7,10 @@
 //! (size, modification time, head and tail checksums; spec §6.1) is the
 //! file's exactly — by a hard link renamed into place, so every sidecar
 //! name is replaced atomically and a sidecar another file still needs
-//! stays readable under its other name until it is replaced in turn.
-//! Sidecars left with no file (the deleted oldest member's) are removed.
+//! stays readable under its other name until it is replaced in turn. A
+//! sidecar under a member's name that describes no member's content is
+//! removed (it would be refused as another file's), and so are sidecars
+//! left with no file (the deleted oldest member's).
 
 use super::discover::Named;
 use crate::index::locate::default_sidecar;
@@ -27,10 +29,14 @@ fn describes(sidecar: &Path, file: &Path) -> bool {
     let Ok(src) = FileSource::open(file) else {
         return false;
     };
-    matches!(
-        compare(&sb.fingerprint, &src, Some(mtime(&meta))),
-        Ok(Comparison::Same | Comparison::Appended)
-    )
+    // The file, or a prefix of it that the file grew from (extended by
+    // the open, as any grown file's sidecar); not the sidecar of an empty
+    // file, which is a prefix of every file.
+    sb.fingerprint.size > 0
+        && matches!(
+            compare(&sb.fingerprint, &src, Some(mtime(&meta))),
+            Ok(Comparison::Same | Comparison::Appended)
+        )
 }
 
 /// Gives each of `named` the family sidecar that describes it, when its
@@ -66,6 +72,12 @@ pub fn adopt(live: &Path, named: &[Named]) {
             .iter()
             .find(|s| **s != own && describes(s, &n.path))
         else {
+            // The sidecar under this name is another member's (renamed
+            // away) or stale: the family's to replace, so the open builds
+            // one instead of refusing a sidecar of another file.
+            if own.exists() {
+                let _ = std::fs::remove_file(&own);
+            }
             continue;
         };
         let tmp = temp_name(&own);

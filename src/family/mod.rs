@@ -154,7 +154,14 @@ impl Family {
     pub fn open(live: impl AsRef<Path>, opts: &OpenOptions, renumber: bool) -> Result<Family> {
         let live = live.as_ref().to_path_buf();
         let seen = quiet_snapshot(&live, opts)?;
-        let (mut manifest_at, stored) = Self::read_manifest(&live)?;
+        let (mut manifest_at, stored) = if renumber {
+            // Whatever is there (damaged, or of files long gone) is
+            // replaced: only where it is matters.
+            let at = Self::read_manifest(&live).map_or_else(|_| manifest_path(&live), |(p, _)| p);
+            (at, None)
+        } else {
+            Self::read_manifest(&live)?
+        };
         let (records, action) = match stored {
             Some(m) if !renumber => match align(&live, &m, &seen)? {
                 Some(records) => (records, FamilyAction::Updated),
@@ -467,32 +474,9 @@ fn align(live: &Path, m: &Manifest, seen: &[Seen]) -> Result<Option<Vec<MemberRe
             .find(|&(j, r)| s.is(r, j == last) && run_holds(recs, &seen[k..], j))
             .map(|(j, _)| (k, j))
     });
-    let Some((k, j)) = start else {
-        let known = recs
-            .iter()
-            .map(|r| String::from_utf8_lossy(&r.name).into_owned())
-            .collect::<Vec<_>>()
-            .join(", ");
-        return Err(family_error(
-            live,
-            &seen_or_problem(recs, seen),
-            &format!(
-                "the files are not the members the manifest records ({known}), or not in their order; if the family was rotated past every member since it was last opened, its numbering cannot go on: renumber it from line 1 with `lidx index -R --force {}`",
-                live.display()
-            ),
-        ));
+    let Some((0, j)) = start else {
+        return Err(diagnose(live, recs, seen));
     };
-    if k > 0 {
-        return Err(family_error(
-            live,
-            &seen[k - 1].path.display().to_string(),
-            &format!(
-                "this file comes before {} in the family's order but is not a member the manifest records; move it away, or renumber the family with `lidx index -R --force {}`",
-                seen[k].path.display(),
-                live.display()
-            ),
-        ));
-    }
     let matched = (recs.len() - j).min(seen.len());
     // Recorded members after the run that no file is: missing.
     if j + matched < recs.len() {
@@ -540,28 +524,125 @@ fn run_holds(recs: &[MemberRecord], seen: &[Seen], j: usize) -> bool {
         .all(|(i, (r, s))| s.is(r, j + i == last))
 }
 
-/// A name for the error when nothing matched: the first file that is
-/// where a recorded member was expected.
-fn seen_or_problem(recs: &[MemberRecord], seen: &[Seen]) -> String {
+/// Why the files cannot be aligned with the records (F-8), as
+/// precisely as the files tell: a rotated member that grew, a member
+/// replaced by another file, a member missing between others, a file
+/// that is no member before the recorded ones, or none of the files
+/// known at all.
+fn diagnose(live: &Path, recs: &[MemberRecord], seen: &[Seen]) -> Error {
+    let name = |r: &MemberRecord| String::from_utf8_lossy(&r.name).into_owned();
+    let lines =
+        |r: &MemberRecord| format!("lines {}–{} of the family", r.base_line + 1, r.end_line());
+    let last = recs.len() - 1;
     // A sealed member that grew: the same head, more bytes.
     for s in seen {
-        for (j, r) in recs.iter().enumerate() {
-            if j + 1 < recs.len()
-                && s.digest(r.head_len) == Some(r.head_digest)
-                && s.bytes > r.bytes
-            {
-                return format!(
-                    "{} (recorded as {}, {} lines, it now has {}: lines were appended after it was rotated)",
-                    s.path.display(),
-                    String::from_utf8_lossy(&r.name),
-                    r.lines,
-                    s.lines
+        for r in &recs[..last] {
+            if s.digest(r.head_len) == Some(r.head_digest) && s.bytes > r.bytes {
+                return family_error(
+                    live,
+                    &s.path.display().to_string(),
+                    &format!(
+                        "lines were appended to it after it was rotated (recorded as {}, {} lines; it now has {}), and the members after it are numbered from its end; renumber the family from line 1 with `lidx index -R --force {}`",
+                        name(r),
+                        r.lines,
+                        s.lines,
+                        live.display()
+                    ),
                 );
             }
         }
     }
-    seen.first()
-        .map_or_else(String::new, |s| s.path.display().to_string())
+    // Pair files with records in order; what is left over tells.
+    let mut next = 0;
+    let mut pairs: Vec<Option<usize>> = Vec::with_capacity(seen.len());
+    for s in seen {
+        let found = (next..recs.len()).find(|&j| s.is(&recs[j], j == last));
+        if let Some(j) = found {
+            next = j + 1;
+        }
+        pairs.push(found);
+    }
+    let renumber = format!(
+        "renumber the family from line 1 with `lidx index -R --force {}`",
+        live.display()
+    );
+    let mut expected = pairs.iter().flatten().next().copied();
+    for (i, p) in pairs.iter().enumerate() {
+        match (p, expected) {
+            (Some(j), Some(e)) if *j > e => {
+                // Records e..j have no file: missing, or replaced by the
+                // unpaired file just before this one.
+                let r = &recs[e];
+                if i > 0 && pairs[i - 1].is_none() {
+                    return family_error(
+                        live,
+                        &seen[i - 1].path.display().to_string(),
+                        &format!(
+                            "this file replaced a member: it is not the one recorded as {} ({}); {renumber}",
+                            name(r),
+                            lines(r)
+                        ),
+                    );
+                }
+                return family_error(
+                    live,
+                    &name(r),
+                    &format!(
+                        "a member is missing: the one recorded as {} ({}) is not among the files",
+                        name(r),
+                        lines(r)
+                    ),
+                );
+            }
+            (Some(j), _) => expected = Some(j + 1),
+            (None, Some(e)) if e > 0 && e <= last && pairs[i..].iter().any(Option::is_some) => {
+                // An unknown file where a recorded one should be.
+                let r = &recs[e];
+                return family_error(
+                    live,
+                    &seen[i].path.display().to_string(),
+                    &format!(
+                        "this file replaced a member: it is not the one recorded as {} ({}); {renumber}",
+                        name(r),
+                        lines(r)
+                    ),
+                );
+            }
+            (None, _) if pairs[i..].iter().any(Option::is_some) => {
+                return family_error(
+                    live,
+                    &seen[i].path.display().to_string(),
+                    &format!(
+                        "this file comes before the members the manifest records but is not one of them; move it away, or {renumber}"
+                    ),
+                );
+            }
+            _ => {}
+        }
+    }
+    if let Some(e) = expected
+        && e <= last
+        && pairs.iter().any(Option::is_some)
+    {
+        let r = &recs[e];
+        return family_error(
+            live,
+            &name(r),
+            &format!(
+                "a member is missing: the one recorded as {} ({}) is not among the files",
+                name(r),
+                lines(r)
+            ),
+        );
+    }
+    let known = recs.iter().map(name).collect::<Vec<_>>().join(", ");
+    family_error(
+        live,
+        "",
+        &format!(
+            "none of the files is a member the manifest records ({known}): if the family was rotated past every member since it was last opened, its numbering cannot go on; {renumber}"
+        ),
+    )
 }
 
 fn family_error(live: &Path, who: &str, what: &str) -> Error {

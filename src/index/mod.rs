@@ -242,6 +242,9 @@ impl Index {
         let (verdict, evidence) = match fingerprint::compare(&sb.fingerprint, &*source, stat.mtime)?
         {
             Comparison::Same => (Verdict::Unchanged, Some(Evidence::Fingerprint)),
+            Comparison::Appended if grew_into_an_archive(&sb, &*source)? => {
+                (Verdict::Rewritten, None)
+            }
             Comparison::Appended => (Verdict::Appended, None),
             Comparison::Rewritten => (Verdict::Rewritten, None),
             Comparison::MtimeDiffers => {
@@ -841,6 +844,27 @@ fn foreign_name(verdict: Verdict, sb: &Superblock, source: &Path) -> Option<Stri
     (verdict == Verdict::Rewritten && !built_for.is_empty() && built_for != name)
         .then(|| String::from_utf8_lossy(built_for).into_owned())
 }
+
+/// Spec R-41 step 2a: a plain sidecar of a source too short to have shown
+/// a compressed format's magic number (an archive caught while its first
+/// bytes were being written, such as `logrotate`'s `.gz` before gzip
+/// fills it) does not describe the source's text once the source begins
+/// with one: extending it would index compressed bytes as lines.
+fn grew_into_an_archive(sb: &Superblock, source: &dyn ReadAt) -> Result<bool> {
+    if sb.source_kind != format::SOURCE_KIND_PLAIN || sb.fingerprint.size >= MAGIC_WINDOW {
+        return Ok(false);
+    }
+    let mut head = vec![0u8; crate::ingest::sniff::SAMPLE_LEN.min(source.len() as usize)];
+    let n = source.read_full_at(&mut head, 0)?;
+    let more = (n as u64) < source.len();
+    Ok(!matches!(
+        crate::ingest::sniff::classify(&head[..n], more),
+        crate::ingest::sniff::Sniffed::Plain(_)
+    ))
+}
+
+/// Bytes a source must have had for its magic number to be seen.
+const MAGIC_WINDOW: u64 = 16;
 
 /// What the content of a source whose modification time differs says,
 /// without reading its text whole (spec R-43).

@@ -2496,3 +2496,31 @@ fn damage_in_any_member_keeps_the_lines_of_the_members_before() {
     check_index(&o.index, &m, SPACING, depth, 99, "trailing garbage");
     o.index.verify(true).unwrap();
 }
+
+/// Spec R-41 step 2a: a file indexed while empty (or a few bytes long),
+/// which then fills with a gzip archive (`logrotate` creates `app.log.1.gz`
+/// before gzip writes it), is rebuilt as an archive, never extended as
+/// plain bytes (its lines would be compressed garbage).
+#[test]
+fn a_file_indexed_empty_that_fills_with_an_archive_is_rebuilt() {
+    let dir = tempfile::tempdir().unwrap();
+    let text: Vec<u8> = (1..=500)
+        .flat_map(|k| format!("entry {k}\n").into_bytes())
+        .collect();
+    let gz = flate(&text, 6);
+    for head in [0usize, 1, 2, 9] {
+        let p = dir.path().join(format!("grow{head}.gz"));
+        std::fs::write(&p, &gz[..head]).unwrap();
+        let o = crate::run::lidx_with(
+            [OsStr::new("count"), OsStr::new("-q"), p.as_os_str()],
+            Rules::SILENT_ERROR,
+        );
+        assert!(o.code == 0 || o.code == 2, "{o:?}");
+        std::fs::write(&p, &gz).unwrap();
+        let o = crate::run::lidx_with(
+            [OsStr::new("count"), OsStr::new("-q"), p.as_os_str()],
+            Rules::SILENT_ERROR,
+        );
+        assert_eq!((o.code, o.stdout_str()), (0, "500\n".into()), "head {head}");
+    }
+}

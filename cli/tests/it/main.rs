@@ -34,6 +34,9 @@
 //! - [`zstd`]: zstd seekable sources (`lidx pack`, zeekstd, a hand-built
 //!   archive) against `zstd -dc | sed`, damage, plain `.zst` refused,
 //!   appended archives.
+//! - [`family`]: rotation families (`-R`) under the real `logrotate`
+//!   and a writer process, each scheme, followed by `lines -f -R`; global
+//!   numbers against the writer's own sequence; bad families refused.
 //! - [`crash`]: `lidx index` killed at random moments leaves the old or a
 //!   complete sidecar.
 //!
@@ -48,6 +51,7 @@ mod cli;
 mod crash;
 mod docs;
 mod extend;
+mod family;
 mod flips;
 mod grep;
 mod gz;
