@@ -132,14 +132,19 @@ pub fn manifest_path(live: &Path) -> PathBuf {
 }
 
 fn cache_manifest(live: &Path) -> Option<PathBuf> {
-    let abs = std::fs::canonicalize(live.parent().filter(|p| !p.as_os_str().is_empty())?)
-        .ok()?
-        .join(live.file_name()?);
+    use std::os::unix::ffi::OsStrExt;
+    let dir = live
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let abs = std::fs::canonicalize(dir).ok()?.join(live.file_name()?);
     let mut name = abs.as_os_str().to_owned();
     name.push(".family");
     let name = PathBuf::from(name);
-    use std::os::unix::ffi::OsStrExt;
-    let base = String::from_utf8_lossy(name.file_name()?.as_bytes()).replace('/', "_");
+    // As a sidecar's cache name (sidecar-v1 §1.1): the base cut to 100
+    // bytes, so that the name fits whatever the live file's.
+    let base = name.file_name()?.as_bytes();
+    let base = String::from_utf8_lossy(&base[..base.len().min(100)]).replace('/', "_");
     let h = crate::locate::fnv1a64(name.as_os_str().as_bytes());
     Some(crate::locate::cache_dir()?.join(format!("{h:016x}-{base}.lidx")))
 }
@@ -181,6 +186,17 @@ impl Family {
                 head_window: HEAD_WINDOW,
                 members: records.clone(),
             };
+            if m.members.len() > crate::format::family::MAX_MEMBERS as usize {
+                return Err(family_error(
+                    &live,
+                    "",
+                    &format!(
+                        "{} members: a family holds at most {}",
+                        m.members.len(),
+                        crate::format::family::MAX_MEMBERS
+                    ),
+                ));
+            }
             manifest_at = write_manifest(&live, &manifest_at, &m.encode())?;
         }
         let members = seen
@@ -219,7 +235,10 @@ impl Family {
                     })?;
                     return Ok((p, Some(m)));
                 }
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                // A name too long for the file system holds no manifest.
+                Err(e)
+                    if e.kind() == std::io::ErrorKind::NotFound
+                        || e.raw_os_error() == Some(libc::ENAMETOOLONG) => {}
                 Err(e) => return Err(Error::io("read", &p, e)),
             }
         }
@@ -436,7 +455,12 @@ fn open_all(named: &[discover::Named], opts: &OpenOptions) -> Result<Vec<Seen>> 
         let bytes = index.source_len();
         let mut head = vec![0u8; bytes.min(u64::from(HEAD_WINDOW)) as usize];
         let got = index.source().read_full_at(&mut head, 0)?;
-        head.truncate(got);
+        if got < head.len() {
+            return Err(Error::SourceChanged {
+                path: n.path.clone(),
+                what: "shorter than indexed while its first bytes were read".into(),
+            });
+        }
         seen.push(Seen {
             path: n.path.clone(),
             lines: index.line_count(),
