@@ -40,18 +40,69 @@ pub struct LinesArgs {
     /// ('$-9:' starts with the last 10 lines, as `tail -f`).
     #[arg(short = 'f', long)]
     follow: bool,
+    /// With several FILEs: interleave their lines by time (through their
+    /// time indexes, built when missing), as --since/--until do; without
+    /// it, each file's lines are printed in turn.
+    #[arg(long)]
+    merge: bool,
+    /// With several FILEs, prefix each line with its file's name and ':'
+    /// (the default); with one, name it too.
+    #[arg(short = 'H', long, overrides_with = "no_filename")]
+    with_filename: bool,
+    /// Never prefix lines with file names.
+    #[arg(short = 'I', long, overrides_with = "with_filename")]
+    no_filename: bool,
     #[command(flatten)]
     time: super::time::TimeArgs,
     #[command(flatten)]
     opts: QueryOpts,
 }
 
+impl LinesArgs {
+    /// The FILEs (the first, then the positionals before the first RANGE)
+    /// and the RANGEs.
+    fn split(&self) -> lidx::Result<(Vec<PathBuf>, Vec<range::LineRange>)> {
+        let mut files = vec![self.file.clone()];
+        let mut specs = Vec::new();
+        for arg in &self.ranges {
+            match range::parse(arg) {
+                Ok(r) => specs.push(r),
+                Err(_) if specs.is_empty() && looks_like_a_path(arg) => {
+                    files.push(super::stdin_alias(arg.into()))
+                }
+                Err(e) => return Err(Error::InvalidArgument(e)),
+            }
+        }
+        Ok((files, specs))
+    }
+}
+
+/// An argument after FILE that is not a RANGE is another FILE when it
+/// names something (an existing path or a URL); otherwise it is a RANGE
+/// with a mistake, and the range's error says which.
+fn looks_like_a_path(arg: &str) -> bool {
+    let p = std::path::Path::new(arg);
+    arg == "-" || lidx::io::is_url(p) || p.exists()
+}
+
 pub fn run(a: LinesArgs) -> lidx::Result<Status> {
-    let specs = a
-        .ranges
-        .iter()
-        .map(|r| range::parse(r).map_err(Error::InvalidArgument))
-        .collect::<Result<Vec<_>, _>>()?;
+    let (files, specs) = a.split()?;
+    if files.len() > 1 || a.merge || a.with_filename {
+        if a.follow {
+            return Err(Error::InvalidArgument(
+                "--follow follows one file (or one rotation family, -R)".into(),
+            ));
+        }
+        return super::merged::run(&super::merged::Request {
+            files: &files,
+            specs: &specs,
+            merge: a.merge || (files.len() > 1 && a.time.selects()),
+            names: !a.no_filename && (files.len() > 1 || a.with_filename),
+            numbered: a.numbered,
+            time: &a.time,
+            opts: &a.opts,
+        });
+    }
     if a.follow {
         if a.time.selects() {
             return Err(Error::InvalidArgument(

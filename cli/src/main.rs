@@ -15,6 +15,7 @@ mod info;
 mod line_at;
 mod lines;
 mod man;
+mod merged;
 mod pack;
 mod paths;
 mod prepare;

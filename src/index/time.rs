@@ -533,6 +533,37 @@ impl Index {
         time.ok_or_else(|| self.stale_source("line not found in its span"))
     }
 
+    /// Appends to `out` the time of each line of `lines` (clamped to the
+    /// line count), in order, as [`Index::line_time`] gives it: its stamp's,
+    /// or the last stamp's before it (a stack trace's lines take their
+    /// record's time); `None` before the first stamp. One pass over the
+    /// spans that hold the lines.
+    pub fn line_times(&self, lines: Range<u64>, out: &mut Vec<Option<Nanos>>) -> Result<()> {
+        self.check_described()?;
+        let ti = self.time_index()?;
+        let end = lines.end.min(self.line_count());
+        if lines.start >= end {
+            return Ok(());
+        }
+        let cp = self.checkpoint_for_line(lines.start)?;
+        let mut k = self.checkpoint_position(cp)?;
+        let mut next = lines.start;
+        while next < end && k < ti.header.entries {
+            self.scan_span(&ti, k, &mut |l, t| {
+                if l == next && l < end {
+                    out.push(t);
+                    next = l + 1;
+                }
+                l + 1 < end
+            })?;
+            k += 1;
+        }
+        if next < end {
+            return Err(self.stale_source("lines not found in their spans"));
+        }
+        Ok(())
+    }
+
     /// The position (0-based) of checkpoint `cp` among the checkpoints.
     fn checkpoint_position(&self, cp: Checkpoint) -> Result<u64> {
         let cap = crate::format::leaf_capacity(self.sb.page_size) as u64;

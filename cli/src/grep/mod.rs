@@ -16,6 +16,7 @@
 //! mark is skipped and offsets are counted after it, as ripgrep does.
 
 mod json;
+mod merged;
 mod plan;
 mod print;
 mod search;
@@ -222,6 +223,11 @@ pub struct GrepArgs {
     /// (see `lidx lines --help`).
     #[arg(short = 'R', long)]
     rotated: bool,
+    /// With several PATHs: interleave their matching lines by time
+    /// (through their time indexes, built when missing), as --since and
+    /// --until over several files do.
+    #[arg(long)]
+    merge: bool,
     /// With -R: name each line by its member file and the member's own
     /// line number, as a search of the member files would.
     #[arg(long, requires = "rotated")]
@@ -471,6 +477,10 @@ pub fn run(a: GrepArgs) -> lidx::Result<Status> {
         }
     };
     if a.rotated && !a.by_member {
+        if paths.len() > 1 && (a.merge || a.time.selects()) {
+            let plan = Plan::new(&a, &patterns, true)?;
+            return merged::run(&plan, &paths, &a.time);
+        }
         return families(&a, &patterns, &paths, started);
     }
     let targets = if a.by_member {
@@ -493,6 +503,13 @@ pub fn run(a: GrepArgs) -> lidx::Result<Status> {
     };
     let plan = Plan::new(&a, &patterns, targets.several)?;
     crate::paths::one_sidecar(&targets, &plan.query)?;
+    if a.merge || (targets.list.len() > 1 && a.time.selects()) {
+        let files: Vec<PathBuf> = crate::paths::searchable(&targets, &a.walk)
+            .into_iter()
+            .map(Path::to_path_buf)
+            .collect();
+        return merged::run(&plan, &files, &a.time);
+    }
     let mut out = super::stdout();
     let mut run = print::Run::default();
     if let [one] = &targets.list[..]

@@ -93,7 +93,7 @@ impl Run {
     /// What comes before a file's first line: its JSON `begin`, its
     /// heading (after a blank line if an earlier file printed), or the
     /// context separator when an earlier file printed context groups.
-    fn lead(&self, plan: &Plan, path: &[u8]) -> std::io::Result<Vec<u8>> {
+    pub(super) fn lead(&self, plan: &Plan, path: &[u8]) -> std::io::Result<Vec<u8>> {
         let mut lead = Vec::new();
         if plan.quiet {
             return Ok(lead);
@@ -131,7 +131,7 @@ impl Run {
 
     /// What follows a file's lines: its count, or its path (`-l`,
     /// `--files-without-match`).
-    fn after(
+    pub(super) fn after(
         &mut self,
         plan: &Plan,
         path: &[u8],

@@ -380,7 +380,7 @@ fn merge(mut v: Vec<std::ops::Range<u64>>) -> Vec<std::ops::Range<u64>> {
 }
 
 /// Counts selected lines and, if asked, their matches (the count modes).
-struct Counter {
+pub(super) struct Counter {
     matcher: Arc<Matcher>,
     facts: Arc<LineFacts>,
     count_matches: bool,
@@ -388,7 +388,11 @@ struct Counter {
 }
 
 impl Counter {
-    fn new(matcher: Arc<Matcher>, facts: Arc<LineFacts>, count_matches: bool) -> Counter {
+    pub(super) fn new(
+        matcher: Arc<Matcher>,
+        facts: Arc<LineFacts>,
+        count_matches: bool,
+    ) -> Counter {
         Counter {
             matcher,
             facts,
@@ -423,7 +427,7 @@ impl Render for Counter {
 }
 
 /// The renderers of the modes, behind one type for the scan.
-enum Printer {
+pub(super) enum Printer {
     Standard(Standard),
     Json(Json),
     Count(Counter),

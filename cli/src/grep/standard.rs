@@ -81,6 +81,16 @@ impl Standard {
         }
     }
 
+    /// Writes what was rendered so far and forgets it (a merged search
+    /// prints each line as it comes).
+    pub fn drain(&mut self, out: &mut impl std::io::Write) -> std::io::Result<u64> {
+        out.write_all(&self.done.out)?;
+        let n = self.done.out.len() as u64;
+        self.done.out.clear();
+        self.done.ends.clear();
+        Ok(n)
+    }
+
     /// As ripgrep: match positions are needed for colours, columns,
     /// replacements, `-o` and `--vimgrep`.
     fn needs_matches(&self) -> bool {

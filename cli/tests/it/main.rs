@@ -37,6 +37,9 @@
 //! - [`family`]: rotation families (`-R`) under the real `logrotate`
 //!   and a writer process, each scheme, followed by `lines -f -R`; global
 //!   numbers against the writer's own sequence; bad families refused.
+//! - [`merge`]: several logs merged by time (`lines --merge`,
+//!   `--since/--until` and `grep` over several files) against a Python
+//!   k-way merge of the stamps.
 //! - [`crash`]: `lidx index` killed at random moments leaves the old or a
 //!   complete sidecar.
 //!
@@ -57,6 +60,7 @@ mod grep;
 mod gz;
 #[path = "../../../tests/support/legacy.rs"]
 mod legacy;
+mod merge;
 mod oracle;
 mod props;
 #[cfg(feature = "remote")]
