@@ -32,24 +32,16 @@ pub fn run(a: LineAtArgs) -> lidx::Result<Status> {
     if a.opts.rotated {
         // A global byte offset: the member whose text holds it.
         let family = super::family::open(&a.file, &a.opts, &Default::default(), false)?;
-        let member = family
-            .members()
-            .iter()
-            .rev()
-            .find(|m| m.base_byte <= offset && offset < m.base_byte + m.index.source_len());
-        let Some(m) = member else {
+        let Some(line) = family.line_at(offset)? else {
+            let m = family.members();
             eprintln!(
                 "lidx: {}: offset {offset} is not in the family's members (they hold bytes {}–{})",
                 a.file.display(),
-                family.members().first().map_or(0, |m| m.base_byte),
-                family
-                    .members()
-                    .last()
-                    .map_or(0, |m| m.base_byte + m.index.source_len())
+                m.first().map_or(0, |m| m.base_byte),
+                m.last().map_or(0, |m| m.base_byte + m.index.source_len())
             );
             return Ok(1);
         };
-        let line = m.base_line + m.index.line_at(offset - m.base_byte)?;
         let mut out = super::stdout();
         writeln!(out, "{}", line + 1).map_err(|e| Error::io("write", Path::new("<stdout>"), e))?;
         super::flush(&mut out)?;

@@ -320,6 +320,88 @@ impl Family {
         Ok(written)
     }
 
+    /// Reads the global lines `lines` (those present) into `buf`, back to
+    /// back, when they fit, as [`Index::read_lines_into`] reads a file's:
+    /// [`crate::LinesRead::len`] says how long `buf` must be, and nothing
+    /// is read when it is shorter. A member's last line without its `\n`
+    /// is given one when a line of the next member follows it in `buf`
+    /// (each line read is a line, as the numbering counts it);
+    /// `start_offset` is the first line's global offset.
+    pub fn read_lines_into(
+        &self,
+        lines: Range<u64>,
+        buf: &mut [u8],
+    ) -> Result<crate::LinesRead> {
+        let (first, end) = (
+            lines.start.clamp(self.first_line(), self.end_line()),
+            lines.end.clamp(self.first_line(), self.end_line()),
+        );
+        let end = end.max(first);
+        // Each member's part: its local lines, its bytes, and whether a
+        // newline must be added after it.
+        let mut parts = Vec::new();
+        let mut len = 0u64;
+        let mut start_offset = None;
+        for m in &self.members {
+            let own = m.lines();
+            let (s, e) = (first.max(own.start), end.min(own.end));
+            if s >= e {
+                continue;
+            }
+            let local = s - m.base_line..e - m.base_line;
+            let span = m.index.lines_span(local.clone())?;
+            start_offset.get_or_insert(m.base_byte + span.start);
+            let mut add = false;
+            if e < end && span.end > span.start {
+                let mut last = [0u8; 1];
+                m.index.source().read_exact_at(&mut last, span.end - 1)?;
+                add = last[0] != b'\n';
+            }
+            len += span.end - span.start + u64::from(add);
+            parts.push((m, local, span.end - span.start, add));
+        }
+        let mut got = crate::LinesRead {
+            first_line: first,
+            lines: end - first,
+            start_offset: start_offset.unwrap_or_else(|| {
+                self.members
+                    .last()
+                    .map_or(0, |m| m.base_byte + m.index.source_len())
+            }),
+            len,
+            read: false,
+        };
+        if usize::try_from(len).map_or(true, |n| n > buf.len()) {
+            return Ok(got);
+        }
+        let mut at = 0usize;
+        for (m, local, n, add) in parts {
+            let n = n as usize;
+            let r = m.index.read_lines_into(local, &mut buf[at..at + n])?;
+            debug_assert!(r.read);
+            at += n;
+            if add {
+                buf[at] = b'\n';
+                at += 1;
+            }
+        }
+        got.read = true;
+        Ok(got)
+    }
+
+    /// The global line holding global byte offset `offset`, `None` when no
+    /// member holds it (below the oldest member, or past the end).
+    pub fn line_at(&self, offset: u64) -> Result<Option<u64>> {
+        let i = self.members.partition_point(|m| m.base_byte <= offset);
+        let Some(m) = i.checked_sub(1).map(|i| &self.members[i]) else {
+            return Ok(None);
+        };
+        if offset >= m.base_byte + m.index.source_len() {
+            return Ok(None);
+        }
+        Ok(Some(m.base_line + m.index.line_at(offset - m.base_byte)?))
+    }
+
     /// The global line of the first line at or after instant `t` (in
     /// family order: the first member that has one), or [`Self::end_line`].
     pub fn line_at_time(&self, t: crate::time::Nanos) -> Result<u64> {
