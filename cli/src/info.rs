@@ -18,6 +18,115 @@ pub struct InfoArgs {
     /// One JSON object instead of text.
     #[arg(long)]
     json: bool,
+    /// FILE is the live file of a rotation family: describe the family
+    /// (its members, their global lines and bytes). The family is opened
+    /// as the queries open it (missing sidecars are built).
+    #[arg(long, short = 'R')]
+    rotated: bool,
+}
+
+/// `lidx info -R --json`: one object.
+#[derive(serde::Serialize)]
+struct FamilyJson<'a> {
+    family: String,
+    manifest: String,
+    /// 1-based, inclusive, as the command line counts (0 when empty).
+    first_line: u64,
+    last_line: u64,
+    lines: u64,
+    members: Vec<MemberJson<'a>>,
+}
+
+#[derive(serde::Serialize)]
+struct MemberJson<'a> {
+    path: String,
+    first_line: u64,
+    last_line: u64,
+    /// 0-based, end exclusive, as byte offsets are counted.
+    first_byte: u64,
+    end_byte: u64,
+    kind: &'a str,
+}
+
+/// `lidx info -R LIVE`.
+fn family(a: &InfoArgs) -> lidx::Result<Status> {
+    let q = super::QueryOpts {
+        index: a.index.clone(),
+        no_build: false,
+        cache_mb: 16,
+        quiet: true,
+        rotated: true,
+    };
+    let f = super::family::open(&a.file, &q, &Default::default(), false)?;
+    let members: Vec<MemberJson<'_>> = f
+        .members()
+        .iter()
+        .enumerate()
+        .map(|(i, m)| {
+            let sb = m.index.superblock();
+            MemberJson {
+                path: m.path.display().to_string(),
+                first_line: m.base_line + 1,
+                last_line: m.lines().end,
+                first_byte: m.base_byte,
+                end_byte: m.base_byte + m.index.source_len(),
+                kind: if i + 1 == f.members().len() {
+                    "live"
+                } else if sb.is_zstd() {
+                    "zstd"
+                } else if sb.source_kind == lidx::format::SOURCE_KIND_GZIP {
+                    "gzip"
+                } else {
+                    "plain"
+                },
+            }
+        })
+        .collect();
+    let j = FamilyJson {
+        family: a.file.display().to_string(),
+        manifest: f.manifest_path().display().to_string(),
+        first_line: if f.line_count() == 0 {
+            0
+        } else {
+            f.first_line() + 1
+        },
+        last_line: f.end_line(),
+        lines: f.line_count(),
+        members,
+    };
+    let mut out = super::stdout();
+    let w = |e| Error::io("write", Path::new("<stdout>"), e);
+    if a.json {
+        serde_json::to_writer(&mut out, &j).map_err(|e| w(e.into()))?;
+        writeln!(out).map_err(w)?;
+    } else {
+        let gone = if f.first_line() > 0 {
+            format!("; lines 1–{} were rotated away", f.first_line())
+        } else {
+            String::new()
+        };
+        write!(
+            out,
+            "family:       {}\nmanifest:     {}\nlines:        {}–{} ({} present{gone})\nmembers:      {}\n",
+            j.family,
+            j.manifest,
+            j.first_line,
+            j.last_line,
+            j.lines,
+            j.members.len()
+        )
+        .map_err(w)?;
+        for m in &j.members {
+            writeln!(
+                out,
+                "  {:<28} lines {}–{}, bytes {}–{} ({})",
+                m.path, m.first_line, m.last_line, m.first_byte, m.end_byte, m.kind
+            )
+            .map_err(w)?;
+        }
+    }
+    super::flush(&mut out)?;
+    Ok(0)
 }
 
 /// `lidx info --json`: one object, keys in this order.
@@ -132,6 +241,9 @@ pub fn share(i: &lidx::Info) -> String {
 }
 
 pub fn run(a: InfoArgs) -> lidx::Result<Status> {
+    if a.rotated {
+        return family(&a);
+    }
     let mut oo = OpenOptions::new();
     if let Some(p) = &a.index {
         oo.sidecar(p);

@@ -400,6 +400,33 @@ fn a_family_is_numbered_once_and_renames_change_nothing() {
     assert_eq!(o.stdout_str(), "11\n");
     let o = in_dir(&d, &["line-at", "-R", "-q", "app.log", "0"]);
     assert_eq!(o.code, 1, "{o:?}");
+    // info -R: the members, their global lines and bytes.
+    let o = in_dir(&d, &["info", "-R", "--json", "app.log"]);
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        (j["first_line"].as_u64(), j["last_line"].as_u64()),
+        (Some(11), Some(26))
+    );
+    let m = j["members"].as_array().unwrap();
+    let got: Vec<(String, u64, u64, u64)> = m
+        .iter()
+        .map(|m| {
+            (
+                m["path"].as_str().unwrap().to_string(),
+                m["first_line"].as_u64().unwrap(),
+                m["last_line"].as_u64().unwrap(),
+                m["first_byte"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("app.log.2".to_string(), 11, 20, 71),
+            ("app.log.1".to_string(), 21, 25, 151),
+            ("app.log".to_string(), 26, 26, 191),
+        ]
+    );
     // --by-member: the members' own names and numbers.
     let o = in_dir(
         &d,
