@@ -327,11 +327,7 @@ impl Family {
     /// is given one when a line of the next member follows it in `buf`
     /// (each line read is a line, as the numbering counts it);
     /// `start_offset` is the first line's global offset.
-    pub fn read_lines_into(
-        &self,
-        lines: Range<u64>,
-        buf: &mut [u8],
-    ) -> Result<crate::LinesRead> {
+    pub fn read_lines_into(&self, lines: Range<u64>, buf: &mut [u8]) -> Result<crate::LinesRead> {
         let (first, end) = (
             lines.start.clamp(self.first_line(), self.end_line()),
             lines.end.clamp(self.first_line(), self.end_line()),
