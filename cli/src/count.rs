@@ -28,10 +28,13 @@ pub struct CountArgs {
     #[command(flatten)]
     walk: WalkArgs,
     #[command(flatten)]
+    rotated: super::family::Rotated,
+    #[command(flatten)]
     opts: QueryOpts,
 }
 
-pub fn run(a: CountArgs) -> lidx::Result<Status> {
+pub fn run(mut a: CountArgs) -> lidx::Result<Status> {
+    a.opts.rotated = a.rotated.on;
     if a.opts.rotated {
         return count_families(&a);
     }

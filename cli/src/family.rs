@@ -12,6 +12,18 @@ use lidx::family::{Family, FamilyAction};
 use lidx::time::Nanos;
 use std::path::Path;
 
+/// `-R/--rotated`, for the commands that take it (not `view`, whose `-R`
+/// is less's raw control characters).
+#[derive(Debug, clap::Args, Clone, Copy, Default)]
+pub struct Rotated {
+    /// FILE is the live file of a rotation family (FILE.1, FILE.2.gz,
+    /// ..., or logrotate's dated names), read as one log with global line
+    /// numbers that stay the same across rotations (kept in
+    /// FILE.family.lidx).
+    #[arg(long = "rotated", short = 'R')]
+    pub on: bool,
+}
+
 /// Opens the family of `live` for a query, with a time index in every
 /// member when `time` asks; `renumber` starts the numbering again.
 pub fn open(live: &Path, q: &QueryOpts, time: &TimeArgs, renumber: bool) -> lidx::Result<Family> {

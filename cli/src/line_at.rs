@@ -15,10 +15,13 @@ pub struct LineAtArgs {
     /// 0-based byte offset (as `grep -b` prints).
     offset: String,
     #[command(flatten)]
+    rotated: super::family::Rotated,
+    #[command(flatten)]
     opts: QueryOpts,
 }
 
-pub fn run(a: LineAtArgs) -> lidx::Result<Status> {
+pub fn run(mut a: LineAtArgs) -> lidx::Result<Status> {
+    a.opts.rotated = a.rotated.on;
     let offset: u64 = if !a.offset.is_empty() && a.offset.bytes().all(|b| b.is_ascii_digit()) {
         a.offset.parse().map_err(|_| {
             Error::InvalidArgument(format!("invalid offset {:?}: too large", a.offset))

@@ -55,6 +55,8 @@ pub struct LinesArgs {
     #[command(flatten)]
     time: super::time::TimeArgs,
     #[command(flatten)]
+    rotated: super::family::Rotated,
+    #[command(flatten)]
     opts: QueryOpts,
 }
 
@@ -85,7 +87,8 @@ fn looks_like_a_path(arg: &str) -> bool {
     arg == "-" || lidx::io::is_url(p) || p.exists()
 }
 
-pub fn run(a: LinesArgs) -> lidx::Result<Status> {
+pub fn run(mut a: LinesArgs) -> lidx::Result<Status> {
+    a.opts.rotated = a.rotated.on;
     let (files, specs) = a.split()?;
     if files.len() > 1 || a.merge || a.with_filename {
         if a.follow {

@@ -103,11 +103,8 @@ pub struct QueryOpts {
     /// No progress line and no notes on stderr.
     #[arg(long, short = 'q')]
     pub quiet: bool,
-    /// FILE is the live file of a rotation family (FILE.1, FILE.2.gz, ...,
-    /// or logrotate's dated names), read as one log with global line
-    /// numbers that stay the same across rotations (kept in
-    /// FILE.family.lidx).
-    #[arg(long, short = 'R')]
+    /// Set from [`family::Rotated`] by the commands that take `-R`.
+    #[arg(skip)]
     pub rotated: bool,
 }
 
@@ -342,4 +339,17 @@ fn main() {
         std::process::exit(2);
     }));
     std::process::exit(run());
+}
+
+#[cfg(test)]
+mod tests {
+    /// clap's own checks of the whole command tree (a short option used
+    /// twice in one subcommand, as `-R` once was in `view`), which a
+    /// release build skips and a debug build runs only for the subcommand
+    /// parsed.
+    #[test]
+    fn the_command_line_is_well_formed() {
+        use clap::CommandFactory;
+        super::Cli::command().debug_assert();
+    }
 }

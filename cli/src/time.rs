@@ -135,10 +135,13 @@ pub struct LineAtTimeArgs {
     #[arg(long, value_name = "ZONE")]
     tz: Option<String>,
     #[command(flatten)]
+    rotated: super::family::Rotated,
+    #[command(flatten)]
     opts: QueryOpts,
 }
 
-pub fn run_line_at_time(a: LineAtTimeArgs) -> lidx::Result<Status> {
+pub fn run_line_at_time(mut a: LineAtTimeArgs) -> lidx::Result<Status> {
+    a.opts.rotated = a.rotated.on;
     let time = TimeArgs {
         since: Some(a.at.clone()),
         until: None,

@@ -85,6 +85,10 @@ pub struct ViewArgs {
     /// viewer toggles it.
     #[arg(short = 'R', long)]
     raw_control_chars: bool,
+    /// Refused for now: the viewer opens one file (a rotation family is
+    /// read with `lidx lines -R FILE 1: | less`).
+    #[arg(long)]
+    rotated: bool,
     #[command(flatten)]
     opts: QueryOpts,
 }
@@ -161,7 +165,7 @@ fn is_stdin(file: &std::path::Path) -> bool {
 }
 
 pub fn run(a: ViewArgs) -> lidx::Result<Status> {
-    if a.opts.rotated {
+    if a.rotated {
         return Err(lidx::Error::InvalidArgument(format!(
             "{}: the viewer does not open rotation families yet; read one with `lidx lines -R {} 1: | less`",
             a.file.display(),
