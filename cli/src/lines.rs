@@ -218,18 +218,22 @@ fn family_lines(a: &LinesArgs, specs: &[range::LineRange]) -> lidx::Result<Statu
     Ok(0)
 }
 
+/// The one open range `A:` that `--follow` takes.
+fn followed_range(specs: &[range::LineRange]) -> lidx::Result<&range::LineRange> {
+    match specs {
+        [spec] if spec.is_open() => Ok(spec),
+        [_] => Err(Error::InvalidArgument(
+            "--follow takes an open range, A: (to the end)".into(),
+        )),
+        _ => Err(Error::InvalidArgument(
+            "--follow takes one range, A: (to the end)".into(),
+        )),
+    }
+}
+
 /// `lidx lines -f -R LIVE A:`: follows the family across rotations.
 fn follow_family(a: &LinesArgs, specs: &[range::LineRange]) -> lidx::Result<Status> {
-    let [spec] = specs else {
-        return Err(Error::InvalidArgument(
-            "--follow takes one range, A: (to the end)".into(),
-        ));
-    };
-    if !spec.is_open() {
-        return Err(Error::InvalidArgument(
-            "--follow takes an open range, A: (to the end)".into(),
-        ));
-    }
+    let spec = followed_range(specs)?;
     let family = super::family::open(&a.file, &a.opts, &a.time, false)?;
     let start = spec
         .resolve(family.end_line())
@@ -256,16 +260,7 @@ fn follow(a: &LinesArgs, specs: &[range::LineRange]) -> lidx::Result<Status> {
             a.file.display()
         )));
     }
-    let [spec] = specs else {
-        return Err(Error::InvalidArgument(
-            "--follow takes one range, A: (to the end)".into(),
-        ));
-    };
-    if !spec.is_open() {
-        return Err(Error::InvalidArgument(
-            "--follow takes an open range, A: (to the end)".into(),
-        ));
-    }
+    let spec = followed_range(specs)?;
     let mut oo = lidx::OpenOptions::new();
     oo.cache_bytes(a.opts.cache_mb.saturating_mul(1 << 20));
     if let Some(p) = &a.opts.index {

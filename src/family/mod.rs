@@ -668,6 +668,28 @@ fn diagnose(live: &Path, recs: &[MemberRecord], seen: &[Seen]) -> Error {
         "renumber the family from line 1 with `lidx index -R --force {}`",
         live.display()
     );
+    let missing = |r: &MemberRecord| {
+        family_error(
+            live,
+            &name(r),
+            &format!(
+                "a member is missing: the one recorded as {} ({}) is not among the files",
+                name(r),
+                lines(r)
+            ),
+        )
+    };
+    let replaced = |s: &Seen, r: &MemberRecord| {
+        family_error(
+            live,
+            &s.path.display().to_string(),
+            &format!(
+                "this file replaced a member: it is not the one recorded as {} ({}); {renumber}",
+                name(r),
+                lines(r)
+            ),
+        )
+    };
     let mut expected = pairs.iter().flatten().next().copied();
     for (i, p) in pairs.iter().enumerate() {
         match (p, expected) {
@@ -676,39 +698,14 @@ fn diagnose(live: &Path, recs: &[MemberRecord], seen: &[Seen]) -> Error {
                 // unpaired file just before this one.
                 let r = &recs[e];
                 if i > 0 && pairs[i - 1].is_none() {
-                    return family_error(
-                        live,
-                        &seen[i - 1].path.display().to_string(),
-                        &format!(
-                            "this file replaced a member: it is not the one recorded as {} ({}); {renumber}",
-                            name(r),
-                            lines(r)
-                        ),
-                    );
+                    return replaced(&seen[i - 1], r);
                 }
-                return family_error(
-                    live,
-                    &name(r),
-                    &format!(
-                        "a member is missing: the one recorded as {} ({}) is not among the files",
-                        name(r),
-                        lines(r)
-                    ),
-                );
+                return missing(r);
             }
             (Some(j), _) => expected = Some(j + 1),
             (None, Some(e)) if e > 0 && e <= last && pairs[i..].iter().any(Option::is_some) => {
                 // An unknown file where a recorded one should be.
-                let r = &recs[e];
-                return family_error(
-                    live,
-                    &seen[i].path.display().to_string(),
-                    &format!(
-                        "this file replaced a member: it is not the one recorded as {} ({}); {renumber}",
-                        name(r),
-                        lines(r)
-                    ),
-                );
+                return replaced(&seen[i], &recs[e]);
             }
             (None, _) if pairs[i..].iter().any(Option::is_some) => {
                 return family_error(
@@ -726,16 +723,7 @@ fn diagnose(live: &Path, recs: &[MemberRecord], seen: &[Seen]) -> Error {
         && e <= last
         && pairs.iter().any(Option::is_some)
     {
-        let r = &recs[e];
-        return family_error(
-            live,
-            &name(r),
-            &format!(
-                "a member is missing: the one recorded as {} ({}) is not among the files",
-                name(r),
-                lines(r)
-            ),
-        );
+        return missing(&recs[e]);
     }
     let known = recs.iter().map(name).collect::<Vec<_>>().join(", ");
     family_error(
