@@ -11,9 +11,11 @@
  *   test api WORKDIR PLAIN GZ
  *       Calls every function of the header and checks its contract: status
  *       codes, messages, NULL arguments, buffer sizes, policies, verdicts,
- *       progress and cancellation, damaged archives, follow, and one handle
- *       shared by several threads. PLAIN is a text file and GZ its gzip
- *       archive (the same text). Prints "N passed, M failed".
+ *       progress and cancellation, damaged archives, follow, one handle
+ *       shared by several threads; a rotation family (written here, one
+ *       member gzipped with gzip) and merges by time, each against a naive
+ *       model of the files. PLAIN is a text file and GZ its gzip archive
+ *       (the same text). Prints "N passed, M failed".
  *
  * Exit status: 0 when everything passed, 1 otherwise, 2 on a usage error.
  */
@@ -269,6 +271,7 @@ static void check_strings(void) {
       {LIDX_ERROR_REMOTE, "LIDX_ERROR_REMOTE"},
       {LIDX_ERROR_CANCELLED, "LIDX_ERROR_CANCELLED"},
       {LIDX_ERROR_INTERNAL, "LIDX_ERROR_INTERNAL"},
+      {LIDX_ERROR_FAMILY, "LIDX_ERROR_FAMILY"},
       {-1, "LIDX_UNKNOWN"},
       {99, "LIDX_UNKNOWN"},
   };
@@ -1225,6 +1228,881 @@ static void check_policy_matrix(const char *dir) {
     }
 }
 
+/* ------------------------------------------------------------------ */
+/* Rotation families and merges, against a naive model of the files.  */
+
+/* 2026-01-01T00:00:00Z in seconds since the epoch. */
+#define T0 INT64_C(1767225600)
+#define NS INT64_C(1000000000)
+
+/* One line of the model: where it is, its bytes (without the newline a
+ * family read adds after a member's unterminated last line), its time. */
+struct mline {
+  int member;
+  uint64_t local;  /* its number in its member */
+  uint64_t offset; /* its offset in its member's text */
+  char *bytes;
+  size_t len;
+  int has_time;
+  int64_t time;
+};
+
+struct model {
+  struct mline *lines;
+  size_t n, cap;
+  uint64_t member_lines[8], member_bytes[8], base_line[8], base_byte[8];
+  int members;
+};
+
+static void model_add(struct model *m, int member, const char *bytes,
+                      size_t len, int has_time, int64_t time) {
+  if (m->n == m->cap) {
+    m->cap = m->cap ? 2 * m->cap : 256;
+    m->lines = realloc(m->lines, m->cap * sizeof *m->lines);
+    if (!m->lines)
+      die("realloc");
+  }
+  struct mline *l = &m->lines[m->n++];
+  l->member = member;
+  l->local = m->member_lines[member]++;
+  l->offset = m->member_bytes[member];
+  m->member_bytes[member] += len;
+  l->bytes = malloc(len ? len : 1);
+  if (!l->bytes)
+    die("malloc");
+  memcpy(l->bytes, bytes, len);
+  l->len = len;
+  l->has_time = has_time;
+  l->time = time;
+}
+
+static void model_free(struct model *m) {
+  for (size_t i = 0; i < m->n; i++)
+    free(m->lines[i].bytes);
+  free(m->lines);
+}
+
+/* Writes member `k` of the model to `path`. */
+static void model_write(const struct model *m, int k, const char *path) {
+  FILE *f = fopen(path, "wb");
+  if (!f)
+    die(path);
+  for (size_t i = 0; i < m->n; i++)
+    if (m->lines[i].member == k &&
+        fwrite(m->lines[i].bytes, 1, m->lines[i].len, f) != m->lines[i].len)
+      die(path);
+  if (fclose(f) != 0)
+    die(path);
+}
+
+/* Line `k` of a generated log: a stamp (`t` seconds after T0) or, when `t`
+ * is negative, a continuation line without one. */
+static size_t log_line(char *out, size_t cap, int64_t t, const char *who,
+                       int k, int newline) {
+  int n;
+  if (t >= 0)
+    n = snprintf(out, cap, "2026-01-01T%02d:%02d:%02dZ %s line %d %.*s%s",
+                 (int)(t / 3600), (int)(t / 60 % 60), (int)(t % 60), who, k,
+                 k % 17, "payload-payload-payload", newline ? "\n" : "");
+  else
+    n = snprintf(out, cap, "    at frame %d of %s%s", k, who,
+                 newline ? "\n" : "");
+  return (size_t)n;
+}
+
+/* The family's members, oldest first: app.log.3.gz (gzip), app.log.2
+ * (its last line without a newline), app.log.1 (starts with a line
+ * without a stamp), app.log (live). */
+static const char *const fam_names[4] = {"app.log.3.gz", "app.log.2",
+                                         "app.log.1", "app.log"};
+static const int fam_sizes[4] = {300, 200, 250, 150};
+
+static void family_model(struct model *m) {
+  memset(m, 0, sizeof *m);
+  m->members = 4;
+  int64_t t = 0;
+  char buf[256];
+  for (int k = 0; k < 4; k++) {
+    int64_t last = -1; /* the member's last stamp: lines inherit it */
+    for (int i = 0; i < fam_sizes[k]; i++) {
+      int stamped = !(i % 7 == 3 || (k == 2 && i == 0));
+      int newline = !(k == 1 && i == fam_sizes[k] - 1);
+      char who[8];
+      snprintf(who, sizeof who, "m%d", k);
+      size_t len = log_line(buf, sizeof buf, stamped ? t : -1, who, i, newline);
+      if (stamped)
+        last = t++;
+      model_add(m, k, buf, len, last >= 0, T0 * NS + last * NS);
+    }
+  }
+  uint64_t line = 0, byte = 0;
+  for (int k = 0; k < 4; k++) {
+    m->base_line[k] = line;
+    m->base_byte[k] = byte;
+    line += m->member_lines[k];
+    byte += m->member_bytes[k];
+  }
+}
+
+/* The model's global lines `first .. first + count - 1` that are present
+ * (from `present`), as a family read gives them: a member's last line
+ * without a newline gets one when a line follows it. */
+static char *model_read(const struct model *m, uint64_t present, uint64_t first,
+                        uint64_t count, size_t *len, uint64_t *lines) {
+  uint64_t end = first + count < first ? UINT64_MAX : first + count;
+  if (first < present)
+    first = present;
+  if (end > m->n)
+    end = m->n;
+  size_t cap = 16;
+  for (uint64_t g = first; g < end; g++)
+    cap += m->lines[g].len + 1;
+  char *out = malloc(cap);
+  if (!out)
+    die("malloc");
+  size_t at = 0;
+  *lines = 0;
+  for (uint64_t g = first; g < end; g++) {
+    memcpy(out + at, m->lines[g].bytes, m->lines[g].len);
+    at += m->lines[g].len;
+    if (g + 1 < end && m->lines[g].bytes[m->lines[g].len - 1] != '\n')
+      out[at++] = '\n';
+    (*lines)++;
+  }
+  *len = at;
+  return out;
+}
+
+/* The first line, in family order, whose time is at or after `t` (the
+ * global end when none is), from `present` on. */
+static uint64_t model_line_at_time(const struct model *m, uint64_t present,
+                                   int64_t t) {
+  for (uint64_t g = present; g < m->n; g++)
+    if (m->lines[g].has_time && m->lines[g].time >= t)
+      return g;
+  return m->n;
+}
+
+/* A time range as the family joins its members' own ranges. */
+static void model_time_range(const struct model *m, uint64_t present,
+                             const int64_t *since, const int64_t *until,
+                             uint64_t *first, uint64_t *count) {
+  uint64_t lo = UINT64_MAX, hi = 0;
+  for (int k = 0; k < m->members; k++) {
+    uint64_t b = m->base_line[k], n = m->member_lines[k];
+    if (b < present)
+      continue;
+    uint64_t s = 0, e = n;
+    if (since) {
+      s = n;
+      for (uint64_t i = 0; i < n; i++)
+        if (m->lines[b + i].has_time && m->lines[b + i].time >= *since) {
+          s = i;
+          break;
+        }
+    }
+    if (until) {
+      e = 0;
+      for (uint64_t i = 0; i < n; i++)
+        if (m->lines[b + i].has_time && m->lines[b + i].time < *until)
+          e = i + 1;
+    }
+    if (e > s) {
+      if (b + s < lo)
+        lo = b + s;
+      if (b + e > hi)
+        hi = b + e;
+    }
+  }
+  if (lo == UINT64_MAX) {
+    *first = m->n;
+    *count = 0;
+  } else {
+    *first = lo;
+    *count = hi - lo;
+  }
+}
+
+static void make_family(const char *dir, const struct model *m) {
+  char cmd[4096];
+  for (int k = 0; k < 4; k++) {
+    char *p = path_in(dir, fam_names[k]);
+    if (k == 0) {
+      char *plain = path_in(dir, "app.log.3");
+      model_write(m, 0, plain);
+      snprintf(cmd, sizeof cmd, "gzip -n -f '%s'", plain);
+      CHECK(system(cmd) == 0, "gzip %s", plain);
+      CHECK(exists(p) && !exists(plain), "gzip made %s", p);
+      free(plain);
+    } else {
+      model_write(m, k, p);
+    }
+    /* Rotated long ago: no wait for a writer to leave it alone. */
+    if (k < 3)
+      set_mtime(p, time(NULL) - 3600);
+    free(p);
+  }
+}
+
+/* Every global line present, through every query, against the model. */
+static void family_against_model(lidx_family *fam, const struct model *m,
+                                 uint64_t present, const char *what) {
+  uint64_t first = 99, end = 99;
+  CHECK_RC(lidx_family_lines(fam, &first, &end), LIDX_OK);
+  CHECK(first == present && end == m->n,
+        "%s: lines %" PRIu64 "..%" PRIu64 ", want %" PRIu64 "..%zu", what,
+        first, end, present, m->n);
+  size_t members = 0;
+  CHECK_RC(lidx_family_member_count(fam, &members), LIDX_OK);
+  int k0 = 0;
+  while (k0 < 4 && m->base_line[k0] < present)
+    k0++;
+  CHECK(members == (size_t)(4 - k0), "%s: %zu members", what, members);
+  for (size_t i = 0; i < members && i < 4; i++) {
+    int k = k0 + (int)i;
+    const char *path = NULL;
+    uint64_t bl = 0, bb = 0, n = 0, size = 0;
+    const lidx_index *ix = NULL;
+    CHECK_RC(lidx_family_member(fam, i, &path, &bl, &bb, &ix), LIDX_OK);
+    size_t plen = path ? strlen(path) : 0, nlen = strlen(fam_names[k]);
+    CHECK(path && plen > nlen && strcmp(path + plen - nlen, fam_names[k]) == 0 &&
+              path[plen - nlen - 1] == '/',
+          "%s: member %zu is %s, want %s", what, i, path ? path : "NULL",
+          fam_names[k]);
+    CHECK(bl == m->base_line[k] && bb == m->base_byte[k],
+          "%s: member %zu bases %" PRIu64 " %" PRIu64, what, i, bl, bb);
+    CHECK(ix != NULL, "%s: member %zu has no index", what, i);
+    if (!ix)
+      continue;
+    /* A member handle is an index handle, in the member's own numbers. */
+    CHECK_RC(lidx_line_count(ix, &n), LIDX_OK);
+    CHECK_RC(lidx_source_len(ix, &size), LIDX_OK);
+    CHECK(n == m->member_lines[k] && size == m->member_bytes[k],
+          "%s: member %zu: %" PRIu64 " lines %" PRIu64 " bytes", what, i, n,
+          size);
+    lidx_index_info info;
+    CHECK_RC(lidx_info(ix, &info), LIDX_OK);
+    CHECK(info.action == LIDX_ACTION_MEMBER && strcmp(info.source_path, path) == 0 &&
+              info.source_kind == (k == 0 ? LIDX_SOURCE_GZIP : LIDX_SOURCE_PLAIN),
+          "%s: member %zu info: action %d kind %d %s", what, i, info.action,
+          info.source_kind, info.source_path);
+    uint64_t last = m->base_line[k] + m->member_lines[k] - 1;
+    uint8_t buf[256];
+    size_t needed = 0;
+    uint64_t got = 0;
+    CHECK_RC(lidx_read_lines(ix, n - 1, 1, buf, sizeof buf, &needed, &got),
+             LIDX_OK);
+    CHECK(got == 1 && needed == m->lines[last].len &&
+              memcmp(buf, m->lines[last].bytes, needed) == 0,
+          "%s: member %zu's last line: %.*s", what, i, (int)needed, buf);
+    /* The family owns it: lidx_close() refuses it and frees nothing. */
+    CHECK_RC(lidx_close((lidx_index *)ix), LIDX_ERROR_INVALID);
+    CHECK(contains(lidx_errmsg(), "lidx_family_close"), "message: %s",
+          lidx_errmsg());
+    CHECK_RC(lidx_line_count(ix, &n), LIDX_OK);
+  }
+  const char *p = NULL;
+  CHECK_RC(lidx_family_member(fam, members, &p, NULL, NULL, NULL),
+           LIDX_ERROR_INVALID);
+  CHECK(p == NULL, "output set on error");
+
+  /* Every line: its member, its bytes, the line at its bytes. */
+  for (uint64_t g = present; g < m->n; g++) {
+    const struct mline *l = &m->lines[g];
+    size_t mem = 99;
+    CHECK_RC(lidx_family_member_of(fam, g, &mem), LIDX_OK);
+    CHECK(mem == (size_t)(l->member - k0), "%s: line %" PRIu64 " in member %zu",
+          what, g, mem);
+    uint8_t buf[256];
+    size_t needed = 0;
+    uint64_t got = 0;
+    CHECK_RC(lidx_family_read_lines(fam, g, 1, buf, sizeof buf, &needed, &got),
+             LIDX_OK);
+    CHECK(got == 1 && needed == l->len && memcmp(buf, l->bytes, l->len) == 0,
+          "%s: line %" PRIu64 ": %.*s", what, g, (int)needed, buf);
+    uint64_t at = 0, gb = m->base_byte[l->member] + l->offset;
+    CHECK_RC(lidx_family_line_at(fam, gb, &at), LIDX_OK);
+    CHECK(at == g, "%s: line_at(%" PRIu64 ") = %" PRIu64, what, gb, at);
+    CHECK_RC(lidx_family_line_at(fam, gb + l->len - 1, &at), LIDX_OK);
+    CHECK(at == g, "%s: line_at(%" PRIu64 ") = %" PRIu64 ", want %" PRIu64,
+          what, gb + l->len - 1, at, g);
+  }
+  size_t mem = 77;
+  uint64_t at = 77;
+  CHECK_RC(lidx_family_member_of(fam, m->n, &mem), LIDX_PAST_END);
+  CHECK(mem == 77 && contains(lidx_errmsg(), "app.log: line") &&
+            contains(lidx_errmsg(), "is not in the rotation family"),
+        "message: %s", lidx_errmsg());
+  uint64_t total_bytes = m->base_byte[3] + m->member_bytes[3];
+  CHECK_RC(lidx_family_line_at(fam, total_bytes, &at), LIDX_PAST_END);
+  CHECK(at == 77, "output changed on error");
+  if (present > 0) {
+    CHECK_RC(lidx_family_member_of(fam, present - 1, &mem), LIDX_PAST_END);
+    CHECK_RC(lidx_family_line_at(fam, m->base_byte[k0] - 1, &at),
+             LIDX_PAST_END);
+  }
+
+  /* Ranges, across member boundaries (the unterminated last line of
+   * app.log.2 among them), with the size protocol. */
+  const uint64_t ranges[][2] = {
+      {0, UINT64_MAX},
+      {m->base_line[1] - 2, 5},
+      {m->base_line[2] - 1, 2}, /* app.log.2's last line, then app.log.1's */
+      {m->base_line[2] - 1, 1}, /* alone: as it is, no newline */
+      {m->base_line[3] - 3, 400},
+      {present, 0},
+      {m->n, 5},
+      {m->n - 1, UINT64_MAX},
+  };
+  for (size_t r = 0; r < sizeof ranges / sizeof ranges[0]; r++) {
+    uint64_t f = ranges[r][0], c = ranges[r][1], want_lines = 0, got = 99;
+    size_t want_len = 0, needed = 0;
+    char *want = model_read(m, present, f, c, &want_len, &want_lines);
+    CHECK_RC(lidx_family_read_lines(fam, f, c, NULL, 0, &needed, &got),
+             want_len ? LIDX_ERROR_BUFFER : LIDX_OK);
+    CHECK(needed == want_len, "%s: range %zu needs %zu, want %zu", what, r,
+          needed, want_len);
+    uint8_t *buf = malloc(want_len + 1);
+    if (want_len) {
+      CHECK_RC(lidx_family_read_lines(fam, f, c, buf, want_len - 1, &needed,
+                                      &got),
+               LIDX_ERROR_BUFFER);
+      CHECK(got == 0, "lines read on a short buffer");
+    }
+    CHECK_RC(lidx_family_read_lines(fam, f, c, buf, want_len, &needed, &got),
+             LIDX_OK);
+    CHECK(got == want_lines && needed == want_len &&
+              memcmp(buf, want, want_len) == 0,
+          "%s: range %zu (%" PRIu64 ", %" PRIu64 "): %" PRIu64
+          " lines %zu bytes, want %" PRIu64 " %zu",
+          what, r, f, c, got, needed, want_lines, want_len);
+    free(buf);
+    free(want);
+  }
+
+  /* Time: the first line at or after each instant, and ranges. */
+  int64_t probes[] = {INT64_MIN, 0, T0 * NS, T0 * NS + 1, T0 * NS + 299 * NS,
+                      T0 * NS + 300 * NS - 1, T0 * NS + 500 * NS,
+                      T0 * NS + 10000 * NS, INT64_MAX};
+  for (size_t i = 0; i < sizeof probes / sizeof probes[0]; i++) {
+    uint64_t line = 77;
+    CHECK_RC(lidx_family_line_at_time(fam, probes[i], &line), LIDX_OK);
+    uint64_t want = model_line_at_time(m, present, probes[i]);
+    CHECK(line == want, "%s: line_at_time(%" PRId64 ") = %" PRIu64
+          ", want %" PRIu64, what, probes[i], line, want);
+    for (size_t j = 0; j < sizeof probes / sizeof probes[0]; j++) {
+      const int64_t *s = i == 0 ? NULL : &probes[i];
+      const int64_t *u = j + 1 == sizeof probes / sizeof probes[0] ? NULL
+                                                                   : &probes[j];
+      uint64_t rf = 77, rc = 77, wf, wc;
+      CHECK_RC(lidx_family_time_range(fam, s, u, &rf, &rc), LIDX_OK);
+      model_time_range(m, present, s, u, &wf, &wc);
+      CHECK(rf == wf && rc == wc,
+            "%s: time_range(%zu, %zu) = %" PRIu64 "+%" PRIu64
+            ", want %" PRIu64 "+%" PRIu64,
+            what, i, j, rf, rc, wf, wc);
+    }
+  }
+}
+
+
+/* Threads sharing one family handle and its member handles. */
+struct fam_worker {
+  lidx_family *fam;
+  const struct model *m;
+  int bad;
+};
+
+static void *fam_work(void *arg) {
+  struct fam_worker *w = arg;
+  for (uint64_t g = 0; g < w->m->n; g++) {
+    const struct mline *l = &w->m->lines[g];
+    uint8_t buf[256];
+    size_t needed = 0;
+    uint64_t got = 0;
+    if (lidx_family_read_lines(w->fam, g, 1, buf, sizeof buf, &needed, &got) !=
+            LIDX_OK ||
+        got != 1 || needed != l->len || memcmp(buf, l->bytes, l->len) != 0)
+      w->bad++;
+    const lidx_index *ix = NULL;
+    uint64_t s = 0, e = 0;
+    if (lidx_family_member(w->fam, (size_t)l->member, NULL, NULL, NULL, &ix) !=
+            LIDX_OK ||
+        lidx_line_span(ix, l->local, &s, &e) != LIDX_OK || s != l->offset ||
+        e != l->offset + l->len)
+      w->bad++;
+  }
+  return NULL;
+}
+
+static void check_family_threads(lidx_family *fam, const struct model *m) {
+  if (!fam)
+    return;
+  struct fam_worker w[4];
+  pthread_t t[4];
+  for (int i = 0; i < 4; i++) {
+    w[i] = (struct fam_worker){fam, m, 0};
+    CHECK(pthread_create(&t[i], NULL, fam_work, &w[i]) == 0, "pthread_create");
+  }
+  for (int i = 0; i < 4; i++) {
+    pthread_join(t[i], NULL);
+    CHECK(w[i].bad == 0, "thread %d: %d wrong answers", i, w[i].bad);
+  }
+}
+
+/* One line a merge gave, or the model's. */
+struct merged {
+  size_t source;
+  uint64_t line, offset;
+  int has_time;
+  int64_t time;
+  const char *bytes;
+  size_t len;
+};
+
+struct transcript {
+  struct merged *lines;
+  size_t n, cap;
+  size_t stop_after; /* 0: never */
+};
+
+static int on_merged(void *ctx, const lidx_merged_line *l) {
+  struct transcript *t = ctx;
+  if (t->n == t->cap) {
+    t->cap = t->cap ? 2 * t->cap : 256;
+    t->lines = realloc(t->lines, t->cap * sizeof *t->lines);
+    if (!t->lines)
+      die("realloc");
+  }
+  char *copy = malloc(l->len ? l->len : 1);
+  if (!copy)
+    die("malloc");
+  memcpy(copy, l->bytes, l->len);
+  CHECK(l->reserved == 0 && (l->has_time == 0 || l->has_time == 1) &&
+            (l->has_time || l->time == 0),
+        "merged line fields: has_time %d time %" PRId64, l->has_time, l->time);
+  t->lines[t->n++] = (struct merged){l->source, l->line,     l->offset,
+                                     l->has_time, l->time, copy, l->len};
+  return t->stop_after != 0 && t->n >= t->stop_after;
+}
+
+static void transcript_free(struct transcript *t) {
+  for (size_t i = 0; i < t->n; i++)
+    free((char *)t->lines[i].bytes);
+  free(t->lines);
+  memset(t, 0, sizeof *t);
+}
+
+/* A source of the model merge: global lines `first .. end` of `m`. */
+struct msource {
+  const struct model *m;
+  uint64_t first, end;
+};
+
+/* The merge, naively: at each step the source whose next line has the
+ * least time (no time before any), the first such source on ties; each
+ * source in its own order. */
+static struct merged *model_merge(const struct msource *s, size_t k,
+                                  size_t *n) {
+  size_t total = 0;
+  uint64_t at[8];
+  for (size_t i = 0; i < k; i++) {
+    at[i] = s[i].first;
+    total += s[i].end - s[i].first;
+  }
+  struct merged *out = malloc((total + 1) * sizeof *out);
+  if (!out)
+    die("malloc");
+  for (size_t j = 0; j < total; j++) {
+    size_t best = k;
+    for (size_t i = 0; i < k; i++) {
+      if (at[i] >= s[i].end)
+        continue;
+      if (best == k) {
+        best = i;
+        continue;
+      }
+      const struct mline *a = &s[i].m->lines[at[i]];
+      const struct mline *b = &s[best].m->lines[at[best]];
+      int less = a->has_time && (!b->has_time ? 0 : a->time < b->time);
+      if (!a->has_time && b->has_time)
+        less = 1;
+      if (less)
+        best = i;
+    }
+    const struct model *m = s[best].m;
+    const struct mline *l = &m->lines[at[best]];
+    out[j] = (struct merged){best,
+                             at[best],
+                             m->base_byte[l->member] + l->offset,
+                             l->has_time,
+                             l->has_time ? l->time : 0,
+                             l->bytes,
+                             l->len};
+    at[best]++;
+  }
+  *n = total;
+  return out;
+}
+
+static void compare_merge(const struct transcript *t, const struct merged *want,
+                          size_t n, const char *what) {
+  CHECK(t->n == n, "%s: %zu lines merged, want %zu", what, t->n, n);
+  for (size_t j = 0; j < n && j < t->n; j++) {
+    const struct merged *a = &t->lines[j], *b = &want[j];
+    if (a->source != b->source || a->line != b->line ||
+        a->offset != b->offset || a->has_time != b->has_time ||
+        a->time != b->time || a->len != b->len ||
+        memcmp(a->bytes, b->bytes, a->len) != 0) {
+      CHECK(0,
+            "%s: line %zu of the merge is source %zu line %" PRIu64
+            " offset %" PRIu64 " time %d/%" PRId64 " %.*s; want source %zu line %" PRIu64
+            " offset %" PRIu64 " time %d/%" PRId64 " %.*s",
+            what, j, a->source, a->line, a->offset, a->has_time, a->time,
+            (int)a->len, a->bytes, b->source, b->line, b->offset, b->has_time,
+            b->time, (int)b->len, b->bytes);
+      return;
+    }
+  }
+}
+
+/* A one-file model written to dir/name: `stamps[i]` seconds after T0, or
+ * -1 for a line without a stamp; the last line without a newline when
+ * `unterminated`. */
+static char *merge_file(const char *dir, const char *name, struct model *m,
+                        const int64_t *stamps, size_t n, int unterminated) {
+  memset(m, 0, sizeof *m);
+  m->members = 1;
+  char buf[256];
+  int64_t last = -1;
+  for (size_t i = 0; i < n; i++) {
+    int newline = !(unterminated && i + 1 == n);
+    size_t len = log_line(buf, sizeof buf, stamps[i], name, (int)i, newline);
+    if (stamps[i] >= 0)
+      last = stamps[i];
+    model_add(m, 0, buf, len, last >= 0, T0 * NS + last * NS);
+  }
+  char *p = path_in(dir, name);
+  model_write(m, 0, p);
+  return p;
+}
+
+static void check_merge(const char *dir) {
+  char *mdir = path_in(dir, "merge");
+  if (mkdir(mdir, 0700) != 0)
+    die(mdir);
+  /* a.log: two lines without a stamp first (no time: they come first),
+   * then even seconds, a continuation line now and then. */
+  int64_t sa[140], sb[200];
+  for (size_t i = 0; i < 140; i++)
+    sa[i] = i < 2 ? -1 : (i % 9 == 4 ? -1 : (int64_t)(2 * i));
+  /* b.log: 1 + 3i seconds (ties with a.log's even seconds), one stretch
+   * going back in time (read in its own order, never sorted), its last
+   * line without a newline. */
+  for (size_t i = 0; i < 200; i++)
+    sb[i] = (i >= 40 && i < 45) ? (int64_t)(3 * i - 60) : (int64_t)(1 + 3 * i);
+  struct model ma, mb, mf;
+  char *a = merge_file(mdir, "a.log", &ma, sa, 140, 0);
+  char *b = merge_file(mdir, "b.log", &mb, sb, 200, 1);
+  family_model(&mf);
+  char *fdir = path_in(mdir, "fam");
+  if (mkdir(fdir, 0700) != 0)
+    die(fdir);
+  make_family(fdir, &mf);
+  char *live = path_in(fdir, "app.log");
+
+  lidx_open_options o;
+  lidx_open_options_init(&o);
+  o.flags = LIDX_OPEN_TIME;
+  o.spacing = 512;
+  lidx_index *ia = NULL, *ib = NULL;
+  lidx_family *fam = NULL;
+  CHECK_RC(lidx_open(a, &o, &ia), LIDX_OK);
+  CHECK_RC(lidx_open(b, &o, &ib), LIDX_OK);
+  CHECK_RC(lidx_family_open(live, &o, 0, &fam), LIDX_OK);
+  if (!ia || !ib || !fam)
+    goto out;
+
+  /* Time queries on one index, against the model. */
+  {
+    uint64_t line = 0, first = 0, count = 0;
+    CHECK_RC(lidx_line_at_time(ia, T0 * NS + 7 * NS, &line), LIDX_OK);
+    CHECK(line == model_line_at_time(&ma, 0, T0 * NS + 7 * NS),
+          "line_at_time %" PRIu64, line);
+    CHECK_RC(lidx_line_at_time(ia, INT64_MAX, &line), LIDX_OK);
+    CHECK(line == ma.n, "line_at_time past the last: %" PRIu64, line);
+    int64_t since = T0 * NS + 20 * NS, until = T0 * NS + 41 * NS;
+    uint64_t wf, wc;
+    CHECK_RC(lidx_time_range(ia, &since, &until, &first, &count), LIDX_OK);
+    model_time_range(&ma, 0, &since, &until, &wf, &wc);
+    CHECK(first == wf && count == wc,
+          "time_range %" PRIu64 "+%" PRIu64 ", want %" PRIu64 "+%" PRIu64,
+          first, count, wf, wc);
+    CHECK_RC(lidx_time_range(ia, NULL, NULL, &first, &count), LIDX_OK);
+    CHECK(first == 0 && count == ma.n, "whole range %" PRIu64 "+%" PRIu64,
+          first, count);
+    CHECK_RC(lidx_line_at_time(NULL, 0, &line), LIDX_ERROR_INVALID);
+    CHECK_RC(lidx_time_range(NULL, NULL, NULL, &first, &count),
+             LIDX_ERROR_INVALID);
+  }
+
+  /* Two files; the second one's lines without a time come first. */
+  {
+    lidx_merge_source src[2] = {{ib, NULL, 0, UINT64_MAX},
+                                {ia, NULL, 0, UINT64_MAX}};
+    struct msource ms[2] = {{&mb, 0, mb.n}, {&ma, 0, ma.n}};
+    struct transcript t = {0};
+    uint64_t merged = 0;
+    CHECK_RC(lidx_merge_by_time(src, 2, on_merged, &t, &merged), LIDX_OK);
+    size_t n;
+    struct merged *want = model_merge(ms, 2, &n);
+    CHECK(merged == n, "merged %" PRIu64 ", want %zu", merged, n);
+    compare_merge(&t, want, n, "b + a");
+    free(want);
+    transcript_free(&t);
+  }
+
+  /* A file, a family (global numbers and offsets; the first line of
+   * app.log.1 has no time and comes as soon as it is reached), and the
+   * same file's time range. */
+  {
+    int64_t since = T0 * NS + 30 * NS, until = T0 * NS + 100 * NS;
+    uint64_t first = 0, count = 0;
+    CHECK_RC(lidx_time_range(ib, &since, &until, &first, &count), LIDX_OK);
+    lidx_merge_source src[3] = {{ib, NULL, 0, UINT64_MAX},
+                                {NULL, fam, 0, UINT64_MAX},
+                                {ib, NULL, first, count}};
+    struct msource ms[3] = {
+        {&mb, 0, mb.n}, {&mf, 0, mf.n}, {&mb, first, first + count}};
+    struct transcript t = {0};
+    uint64_t merged = 0;
+    CHECK_RC(lidx_merge_by_time(src, 3, on_merged, &t, &merged), LIDX_OK);
+    size_t n;
+    struct merged *want = model_merge(ms, 3, &n);
+    CHECK(merged == n && count > 0, "merged %" PRIu64 ", want %zu", merged, n);
+    compare_merge(&t, want, n, "b + family + b's range");
+    free(want);
+    transcript_free(&t);
+  }
+
+  /* The callback stops the merge; without a callback, only a count. */
+  {
+    lidx_merge_source src[2] = {{ia, NULL, 0, UINT64_MAX},
+                                {NULL, fam, 0, UINT64_MAX}};
+    struct transcript t = {0};
+    t.stop_after = 5;
+    uint64_t merged = 0;
+    CHECK_RC(lidx_merge_by_time(src, 2, on_merged, &t, &merged), LIDX_OK);
+    CHECK(t.n == 5 && merged == 5, "stopped after %zu, merged %" PRIu64, t.n,
+          merged);
+    transcript_free(&t);
+    CHECK_RC(lidx_merge_by_time(src, 2, NULL, NULL, &merged), LIDX_OK);
+    CHECK(merged == ma.n + mf.n, "counted %" PRIu64, merged);
+    CHECK_RC(lidx_merge_by_time(NULL, 0, NULL, NULL, &merged), LIDX_OK);
+    CHECK(merged == 0, "nothing merged: %" PRIu64, merged);
+  }
+
+  /* Bad sources. */
+  {
+    uint64_t merged = 77;
+    CHECK_RC(lidx_merge_by_time(NULL, 1, NULL, NULL, &merged),
+             LIDX_ERROR_INVALID);
+    lidx_merge_source both = {ia, fam, 0, 1}, none = {NULL, NULL, 0, 1};
+    CHECK_RC(lidx_merge_by_time(&both, 1, NULL, NULL, &merged),
+             LIDX_ERROR_INVALID);
+    CHECK_RC(lidx_merge_by_time(&none, 1, NULL, NULL, &merged),
+             LIDX_ERROR_INVALID);
+    CHECK(contains(lidx_errmsg(), "sources[0]"), "message: %s", lidx_errmsg());
+    /* A file without a time index: named. */
+    char *plain = path_in(mdir, "no-time.log");
+    write_file(plain, "wb", "one\ntwo\n", 8);
+    lidx_index *ip = NULL;
+    CHECK_RC(lidx_open(plain, NULL, &ip), LIDX_OK);
+    lidx_merge_source src[2] = {{ia, NULL, 0, UINT64_MAX},
+                                {ip, NULL, 0, UINT64_MAX}};
+    struct transcript t = {0};
+    CHECK_RC(lidx_merge_by_time(src, 2, on_merged, &t, &merged),
+             LIDX_ERROR_INVALID);
+    CHECK(t.n == 0 && merged == 77 && contains(lidx_errmsg(), "sources[1]") &&
+              contains(lidx_errmsg(), "no-time.log") &&
+              contains(lidx_errmsg(), "LIDX_OPEN_TIME"),
+          "message: %s", lidx_errmsg());
+    uint64_t line = 0;
+    CHECK_RC(lidx_line_at_time(ip, 0, &line), LIDX_ERROR_INVALID);
+    CHECK(contains(lidx_errmsg(), "no time index"), "message: %s",
+          lidx_errmsg());
+    lidx_close(ip);
+    free(plain);
+  }
+
+out:
+  lidx_close(ia);
+  lidx_close(ib);
+  lidx_family_close(fam);
+  model_free(&ma);
+  model_free(&mb);
+  model_free(&mf);
+  free(live);
+  free(fdir);
+  free(a);
+  free(b);
+  free(mdir);
+}
+
+static void check_family(const char *dir) {
+  char *fdir = path_in(dir, "family");
+  if (mkdir(fdir, 0700) != 0)
+    die(fdir);
+  struct model m;
+  family_model(&m);
+  make_family(fdir, &m);
+  char *live = path_in(fdir, "app.log");
+
+  /* Arguments. */
+  lidx_family *fam = (lidx_family *)0x1;
+  CHECK_RC(lidx_family_open(NULL, NULL, 0, &fam), LIDX_ERROR_INVALID);
+  CHECK(strcmp(lidx_errmsg(), "lidx_family_open: live is NULL") == 0,
+        "message: %s", lidx_errmsg());
+  CHECK_RC(lidx_family_open(live, NULL, 0, NULL), LIDX_ERROR_INVALID);
+  lidx_open_options o;
+  lidx_open_options_init(&o);
+  o.policy = LIDX_POLICY_INSPECT;
+  CHECK_RC(lidx_family_open(live, &o, 0, &fam), LIDX_ERROR_INVALID);
+  lidx_open_options_init(&o);
+  o.sidecar = live;
+  CHECK_RC(lidx_family_open(live, &o, 0, &fam), LIDX_ERROR_INVALID);
+  CHECK(contains(lidx_errmsg(), "each member"), "message: %s", lidx_errmsg());
+  lidx_open_options_init(&o);
+  o.policy = LIDX_POLICY_NO_REFRESH; /* no sidecar yet */
+  CHECK_RC(lidx_family_open(live, &o, 0, &fam), LIDX_ERROR_MISSING);
+  CHECK(fam == (lidx_family *)0x1, "out changed on error");
+  char *nowhere = path_in(dir, "no-such-dir/app.log");
+  CHECK_RC(lidx_family_open(nowhere, NULL, 0, &fam), LIDX_ERROR_IO);
+  CHECK(contains(lidx_errmsg(), "no-such-dir"), "message: %s", lidx_errmsg());
+  free(nowhere);
+  uint64_t n = 0;
+  size_t z = 0;
+  CHECK_RC(lidx_family_lines(NULL, &n, &n), LIDX_ERROR_INVALID);
+  CHECK(strcmp(lidx_errmsg(), "lidx_family_lines: family is NULL") == 0,
+        "message: %s", lidx_errmsg());
+  CHECK_RC(lidx_family_member_count(NULL, &z), LIDX_ERROR_INVALID);
+  CHECK_RC(lidx_family_member(NULL, 0, NULL, NULL, NULL, NULL),
+           LIDX_ERROR_INVALID);
+  CHECK_RC(lidx_family_member_of(NULL, 0, &z), LIDX_ERROR_INVALID);
+  CHECK_RC(lidx_family_read_lines(NULL, 0, 1, NULL, 0, NULL, NULL),
+           LIDX_ERROR_INVALID);
+  CHECK_RC(lidx_family_line_at(NULL, 0, &n), LIDX_ERROR_INVALID);
+  CHECK_RC(lidx_family_line_at_time(NULL, 0, &n), LIDX_ERROR_INVALID);
+  CHECK_RC(lidx_family_time_range(NULL, NULL, NULL, &n, &n),
+           LIDX_ERROR_INVALID);
+  CHECK_RC(lidx_family_manifest(NULL, NULL, NULL), LIDX_ERROR_INVALID);
+  CHECK_RC(lidx_family_close(NULL), LIDX_OK);
+
+  /* Numbered on first open, with a time index in every member and
+   * progress over every file. */
+  struct progress pr = {0, 0, 0, 0};
+  lidx_open_options_init(&o);
+  o.flags = LIDX_OPEN_TIME;
+  o.spacing = 1024;
+  o.progress = on_progress;
+  o.progress_ctx = &pr;
+  fam = NULL;
+  CHECK_RC(lidx_family_open(live, &o, 0, &fam), LIDX_OK);
+  CHECK(pr.calls > 0 && pr.last_done == pr.last_total && pr.last_total > 0,
+        "family progress: %" PRIu64 " calls, %" PRIu64 "/%" PRIu64, pr.calls,
+        pr.last_done, pr.last_total);
+  const char *manifest = NULL;
+  int32_t action = -1;
+  CHECK_RC(lidx_family_manifest(fam, &manifest, &action), LIDX_OK);
+  CHECK(action == LIDX_FAMILY_NUMBERED && manifest &&
+            contains(manifest, "app.log.family") && exists(manifest),
+        "manifest %s action %d", manifest ? manifest : "NULL", action);
+  if (fam)
+    family_against_model(fam, &m, 0, "numbered");
+  CHECK_RC(lidx_family_close(fam), LIDX_OK);
+
+  /* Opened again: the same numbers, nothing written; the sidecars are
+   * fresh, so no policy needs to build. */
+  lidx_open_options_init(&o);
+  o.policy = LIDX_POLICY_NO_REFRESH;
+  fam = NULL;
+  CHECK_RC(lidx_family_open(live, &o, 0, &fam), LIDX_OK);
+  CHECK_RC(lidx_family_manifest(fam, NULL, &action), LIDX_OK);
+  CHECK(action == LIDX_FAMILY_OPENED, "action %d", action);
+  if (fam)
+    family_against_model(fam, &m, 0, "reopened");
+
+  /* A handle shared by threads: every line read on each. */
+  check_family_threads(fam, &m);
+  lidx_family_close(fam);
+
+  /* A cancelled build writes nothing and opens nothing. */
+  {
+    char *cdir = path_in(dir, "family-cancel");
+    if (mkdir(cdir, 0700) != 0)
+      die(cdir);
+    make_family(cdir, &m);
+    char *clive = path_in(cdir, "app.log");
+    struct progress stop = {0, 0, 0, 1};
+    lidx_open_options_init(&o);
+    o.progress = on_progress;
+    o.progress_ctx = &stop;
+    fam = NULL;
+    CHECK_RC(lidx_family_open(clive, &o, 0, &fam), LIDX_ERROR_CANCELLED);
+    char *cside = path_in(cdir, "app.log.family.lidx");
+    CHECK(fam == NULL && !exists(cside), "a cancelled open wrote %s", cside);
+    free(cside);
+    free(clive);
+    free(cdir);
+  }
+
+  /* The oldest member deleted: nothing renumbered, its lines gone. */
+  char *oldest = path_in(fdir, fam_names[0]);
+  CHECK(unlink(oldest) == 0, "unlink %s", oldest);
+  fam = NULL;
+  CHECK_RC(lidx_family_open(live, NULL, 0, &fam), LIDX_OK);
+  CHECK_RC(lidx_family_manifest(fam, NULL, &action), LIDX_OK);
+  CHECK(action == LIDX_FAMILY_UPDATED, "action %d", action);
+  if (fam)
+    family_against_model(fam, &m, m.base_line[1], "oldest deleted");
+  lidx_family_close(fam);
+
+  /* A member missing between others: an error naming it; then renumbered
+   * on request. */
+  char *middle = path_in(fdir, fam_names[2]);
+  char *moved = path_in(dir, "app.log.1.moved");
+  CHECK(rename(middle, moved) == 0, "rename %s", middle);
+  fam = (lidx_family *)0x1;
+  CHECK_RC(lidx_family_open(live, NULL, 0, &fam), LIDX_ERROR_FAMILY);
+  CHECK(fam == (lidx_family *)0x1, "out changed on error");
+  CHECK(contains(lidx_errmsg(), "app.log.1") &&
+            contains(lidx_errmsg(), "missing"),
+        "message: %s", lidx_errmsg());
+  CHECK(strcmp(lidx_status_str(LIDX_ERROR_FAMILY), "LIDX_ERROR_FAMILY") == 0,
+        "status_str");
+  fam = NULL;
+  CHECK_RC(lidx_family_open(live, NULL, 1, &fam), LIDX_OK);
+  CHECK_RC(lidx_family_manifest(fam, NULL, &action), LIDX_OK);
+  uint64_t first = 99, end = 0;
+  CHECK_RC(lidx_family_lines(fam, &first, &end), LIDX_OK);
+  CHECK(action == LIDX_FAMILY_RENUMBERED && first == 0 &&
+            end == m.member_lines[1] + m.member_lines[3],
+        "renumbered: action %d lines %" PRIu64 "..%" PRIu64, action, first,
+        end);
+  /* No time index was asked for this time, yet the members have one. */
+  uint64_t line = 0;
+  CHECK_RC(lidx_family_line_at_time(fam, T0 * NS, &line), LIDX_OK);
+  CHECK(line == 0, "line_at_time %" PRIu64, line);
+  lidx_family_close(fam);
+
+  free(moved);
+  free(middle);
+  free(oldest);
+  free(live);
+  free(fdir);
+  model_free(&m);
+}
+
 static int run_api(int argc, char **argv) {
   if (argc != 6) {
     fprintf(stderr, "usage: test api WORKDIR PLAIN GZ ZST\n");
@@ -1269,6 +2147,8 @@ static int run_api(int argc, char **argv) {
   free(text);
   check_damaged(dir, gz);
   check_follow(dir);
+  check_family(dir);
+  check_merge(dir);
   printf("%d passed, %d failed\n", passed, failed);
   return failed ? 1 : 0;
 }

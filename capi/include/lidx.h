@@ -14,7 +14,18 @@
  *   count. Byte offsets are 0-based. Line numbers, offsets and sizes are
  *   64-bit. A line is the bytes up to and including '\n'; a final line
  *   without '\n' is still a line; '\r' is content (the line count equals
- *   `grep -a -c ''`). Lines are bytes, never decoded.
+ *   `grep -a -c ''`). Lines are bytes, never decoded. Times are int64_t
+ *   nanoseconds since 1970-01-01T00:00:00Z; time queries and merges need
+ *   a time index in the sidecar (LIDX_OPEN_TIME).
+ *
+ * ROTATION FAMILIES AND MERGES
+ *   A lidx_family (lidx_family_open()) reads app.log, app.log.1,
+ *   app.log.2.gz, ... as one log with global line numbers that never
+ *   change: a member keeps its numbers when it is renamed or compressed,
+ *   and when the oldest member is deleted the family's first line is
+ *   above 0 (nothing is renumbered). Each member is also a lidx_index
+ *   (lidx_family_member()). lidx_merge_by_time() interleaves several
+ *   indexes and families by time.
  *
  * STATUS CODES AND MESSAGES
  *   Every function returns a status code (LIDX_OK is 0), except
@@ -26,24 +37,31 @@
  *   returned as LIDX_ERROR_INTERNAL (a bug; close the handle involved).
  *
  * OWNERSHIP
- *   - A handle (lidx_index, lidx_pattern, lidx_follower) is created by one
- *     function that stores it through an `out` pointer, is owned by the
- *     caller, and is freed by exactly one call to its close/free function
- *     (which accept NULL). Handles are independent: closing one never
- *     invalidates another, even on the same file.
+ *   - A handle (lidx_index, lidx_pattern, lidx_follower, lidx_family) is
+ *     created by one function that stores it through an `out` pointer, is
+ *     owned by the caller, and is freed by exactly one call to its
+ *     close/free function (which accept NULL). Handles are independent:
+ *     closing one never invalidates another, even on the same file. The
+ *     one exception: the member handles lidx_family_member() lends out are
+ *     owned by their family, valid until lidx_family_close(), and never
+ *     closed by the caller.
  *   - Strings and buffers passed in (paths, patterns, options, `buf`) are
  *     borrowed for the duration of the call only; the library keeps no
  *     pointer to them.
  *   - Strings returned in lidx_index_info are owned by the index handle (valid
- *     until lidx_close()). The lidx_line given to a search callback is
- *     valid only during the callback. lidx_errmsg() is valid until the
+ *     until lidx_close()); those lidx_family_member() and
+ *     lidx_family_manifest() return, by the family (valid until
+ *     lidx_family_close()). The lidx_line given to a search callback and
+ *     the lidx_merged_line given to a merge callback are valid only during
+ *     the callback. lidx_errmsg() is valid until the
  *     thread's next lidx call. lidx_status_str() and lidx_version() are
  *     static.
  *   - `ctx` pointers are passed back to callbacks untouched.
  *
  * THREAD SAFETY
- *   Stated for each function. In short: a lidx_index and a lidx_pattern
- *   may be used by any number of threads at once (lidx_close() and
+ *   Stated for each function. In short: a lidx_index, a lidx_family (with
+ *   its member handles) and a lidx_pattern may be used by any number of
+ *   threads at once (lidx_close(), lidx_family_close() and
  *   lidx_pattern_free() excepted); calls on one lidx_follower are
  *   serialised; callbacks run on the calling thread. The library has no
  *   global state, no initialisation function, starts no thread of its own
@@ -93,7 +111,8 @@
 
 /**
  * The line or byte offset asked for lies at or past the end of the source
- * (not a failure of the index: there is nothing there).
+ * (not a failure of the index: there is nothing there); in a rotation
+ * family, also one below its oldest line (in a member since deleted).
  */
 #define LIDX_PAST_END 2
 
@@ -173,6 +192,16 @@
 #define LIDX_ERROR_INTERNAL 14
 
 /**
+ * A rotation family cannot be read with the line numbers it recorded: a
+ * member is missing between others, was replaced by another file, or
+ * grew after it was rotated; none of the files is a member the manifest
+ * knows; or the manifest is damaged. The message names the file and the
+ * way out (lidx_family_open() with `renumber`, which numbers the members
+ * from line 0 again).
+ */
+#define LIDX_ERROR_FAMILY 15
+
+/**
  * The version of lidx_open_options this header describes.
  */
 #define LIDX_OPEN_OPTIONS_VERSION 1
@@ -220,6 +249,19 @@
  * rebuilds it over the bytes, `sidecar` names another one.
  */
 #define LIDX_OPEN_PLAIN 1
+
+/**
+ * Builds also index the lines' times (a time index in the sidecar): then
+ * lidx_line_at_time(), lidx_time_range() and lidx_merge_by_time() work.
+ * The stamp format is detected from the first lines (ISO 8601, syslog,
+ * common log format, epoch seconds or milliseconds, and others, as
+ * `lidx index --time`); stamps without a zone are read in the system's
+ * time zone (`TZ`). A fresh sidecar without a time index is built again
+ * (LIDX_ACTION_TIME_ADDED), unless the policy forbids writing. Without
+ * this flag, a sidecar that has a time index (built by `lidx index
+ * --time`) still answers time queries.
+ */
+#define LIDX_OPEN_TIME 2
 
 /**
  * The sidecar describes the source as it is.
@@ -324,10 +366,8 @@
 #define LIDX_ACTION_DAMAGED 6
 
 /**
- * The sidecar was fresh but was built again to add a time index. This
- * interface does not ask for time indexes yet, so no open through it
- * reports this; it is defined so that every action the library knows has
- * a code.
+ * The sidecar was fresh but was built again to add a time index
+ * (LIDX_OPEN_TIME).
  */
 #define LIDX_ACTION_TIME_ADDED 7
 
@@ -336,6 +376,13 @@
  * or extended it over the new bytes, as it needed.
  */
 #define LIDX_ACTION_FOLLOWED 8
+
+/**
+ * A member handle of a rotation family (lidx_family_member()): opening
+ * the family opened the member's sidecar, built it or extended it, as it
+ * needed.
+ */
+#define LIDX_ACTION_MEMBER 9
 
 /**
  * lidx_index_info.source_kind: the source is plain text.
@@ -434,6 +481,40 @@
  * follows a file that is deleted for good stops here.
  */
 #define LIDX_FOLLOW_MISSING 3
+
+/**
+ * The family's manifest was current: nothing was written.
+ */
+#define LIDX_FAMILY_OPENED 0
+
+/**
+ * There was no manifest: the members were numbered from line 0 and one
+ * was written.
+ */
+#define LIDX_FAMILY_NUMBERED 1
+
+/**
+ * Members were added (a rotation), dropped (the oldest deleted) or
+ * sealed; the manifest was rewritten and no line number changed.
+ */
+#define LIDX_FAMILY_UPDATED 2
+
+/**
+ * The members were numbered from line 0 again, as `renumber` asked.
+ */
+#define LIDX_FAMILY_RENUMBERED 3
+
+/**
+ * An open rotation family. Opaque; made by lidx_family_open(), freed by
+ * lidx_family_close() (which frees its member handles too).
+ *
+ * Thread safety: as a lidx_index: every function that takes a
+ * `const lidx_family *` may be called concurrently on the same handle
+ * (and on its member handles); only lidx_family_close() must not run
+ * concurrently with, or be followed by, any other use of the family or
+ * of its member handles.
+ */
+typedef struct lidx_family lidx_family;
 
 /**
  * Follows one file as it grows (`tail -f` with line numbers). Opaque; made
@@ -727,6 +808,85 @@ typedef struct lidx_follow_event {
   uint64_t count;
 } lidx_follow_event;
 
+/**
+ * One log of a merge: a file's index or a rotation family (exactly one of
+ * the two), and the lines of it to merge. Read only during
+ * lidx_merge_by_time().
+ */
+typedef struct lidx_merge_source {
+  /**
+   * A file's index (a member handle of a family too), or NULL.
+   */
+  const struct lidx_index *index;
+  /**
+   * A rotation family, or NULL.
+   */
+  const struct lidx_family *family;
+  /**
+   * The first line to merge: 0-based, a family's global number (lines
+   * below a family's oldest are skipped).
+   */
+  uint64_t first;
+  /**
+   * How many lines from `first`, clamped to the end: UINT64_MAX for all
+   * (a time range's, from lidx_time_range(), selects by time).
+   */
+  uint64_t count;
+} lidx_merge_source;
+
+/**
+ * One line of a merge, as its callback sees it. Valid only during the
+ * callback: the bytes live in the library's buffers; copy what you keep.
+ */
+typedef struct lidx_merged_line {
+  /**
+   * The position of its source in the array given.
+   */
+  size_t source;
+  /**
+   * Its 0-based line number in its source (a family's global number).
+   */
+  uint64_t line;
+  /**
+   * The byte offset of its first byte in its source's text (a family's
+   * global offset).
+   */
+  uint64_t offset;
+  /**
+   * Its time, nanoseconds since 1970-01-01T00:00:00Z, when `has_time`:
+   * its stamp's, or for a line without one the last stamp's before it.
+   */
+  int64_t time;
+  /**
+   * 1 when `time` is set; 0 for a line before its source's first stamp
+   * (`time` is then 0).
+   */
+  int32_t has_time;
+  /**
+   * Reserved, 0.
+   */
+  int32_t reserved;
+  /**
+   * The line's bytes, its newline included when it has one (not
+   * NUL-terminated; the last line of a source may have none).
+   */
+  const uint8_t *bytes;
+  /**
+   * Number of bytes at `bytes`.
+   */
+  size_t len;
+} lidx_merged_line;
+
+/**
+ * A merge callback: called once per line, in merged order, on the thread
+ * that called lidx_merge_by_time(). Returns 0 to go on, nonzero to stop
+ * the merge (lidx_merge_by_time() then returns LIDX_OK). It may call
+ * other lidx functions on the sources (not a close). It must return
+ * normally: not longjmp() or throw across the library.
+ */
+typedef int (*lidx_merge_fn)(void *ctx,
+                             const struct lidx_merged_line *line);
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -803,7 +963,10 @@ int lidx_open(const char *path,
 
 /**
  * Closes `index` and frees everything it owns (the strings lidx_info()
- * pointed to included). NULL is allowed (nothing is done). Returns LIDX_OK.
+ * pointed to included). NULL is allowed (nothing is done). Returns LIDX_OK,
+ * or LIDX_ERROR_INVALID (nothing freed) for a member handle of a rotation
+ * family (lidx_family_member()), which its family owns and
+ * lidx_family_close() frees.
  *
  * Not thread-safe with respect to `index`: no other call may be using it,
  * and it must not be used afterwards. Other handles, including ones on the
@@ -899,6 +1062,51 @@ int lidx_read_lines(const struct lidx_index *index,
                     size_t cap,
                     size_t *needed,
                     uint64_t *lines_read);
+
+/**
+ * Stores in `*line` the 0-based number of the first line whose time is at
+ * or after `t` (nanoseconds since 1970-01-01T00:00:00Z), or the line count
+ * when no line's is. A line's time is its stamp's, or for a line without
+ * one (a stack trace's) the last stamp's before it; lines before the
+ * first stamp have none and are never at or after anything. The file's
+ * times need not be in order: the answer is the first such line in file
+ * order.
+ *
+ * The sidecar must hold a time index (LIDX_OPEN_TIME; else
+ * LIDX_ERROR_INVALID). Returns LIDX_OK, or an error as lidx_line_span().
+ * Thread-safe. Cost: a descent of the time index and a read of one span
+ * of the source (about one spacing).
+ *
+ * # Safety
+ * `index` is a live handle; `line` is NULL or writable.
+ */
+int lidx_line_at_time(const struct lidx_index *index,
+                      int64_t t,
+                      uint64_t *line);
+
+/**
+ * The lines of a time range: `*first` receives the first line at or after
+ * `*since` (as lidx_line_at_time(); the first line when `since` is NULL),
+ * and `*count` the number of lines from there to the last line whose time
+ * is before `*until` (to the last line when `until` is NULL), 0 when
+ * there are none: pass them to lidx_read_lines() or lidx_search(). Times
+ * are nanoseconds since 1970-01-01T00:00:00Z. When the file's times are
+ * not in order, every line between those two is in the range, whatever
+ * its own time. Either output may be NULL.
+ *
+ * The sidecar must hold a time index (LIDX_OPEN_TIME; else
+ * LIDX_ERROR_INVALID). Returns LIDX_OK, or an error as lidx_line_span().
+ * Thread-safe.
+ *
+ * # Safety
+ * `index` is a live handle; `since` and `until` are NULL or readable;
+ * `first` and `count` are NULL or writable.
+ */
+int lidx_time_range(const struct lidx_index *index,
+                    const int64_t *since,
+                    const int64_t *until,
+                    uint64_t *first,
+                    uint64_t *count);
 
 /**
  * How the source related to its sidecar when the handle was opened, and
@@ -1053,6 +1261,259 @@ int lidx_follow_poll(const struct lidx_follower *follower,
  * `follower` is NULL or a follower from lidx_follow_open() not closed yet.
  */
 int lidx_follow_close(struct lidx_follower *follower);
+
+/**
+ * Opens the rotation family whose live file is `live` (a local path; the
+ * live file itself may be missing for a moment after a rotation): its
+ * files are found by name (`app.log.1`, `app.log.2.gz`, logrotate's dated
+ * names), each member's sidecar is opened, built or extended as `opts`
+ * says, and the family's manifest (`LIVE.family.lidx`, or in the user
+ * cache directory) is read, checked against the files and brought up to
+ * date. Each member keeps the global line numbers it was given when
+ * first seen, however it is renamed or compressed; when the oldest
+ * member is deleted, the numbers of the others do not change (the
+ * family's first line is then above 0).
+ *
+ * - `live`: NUL-terminated, borrowed for the call only.
+ * - `opts`: NULL for the defaults, or filled by lidx_open_options_init():
+ *   the policy (LIDX_POLICY_NO_REFRESH: every sidecar must be fresh;
+ *   LIDX_POLICY_FORCE: every one is rebuilt), the flags (LIDX_OPEN_TIME
+ *   for time queries), the cache budget (per member), spacing and span
+ *   apply to every member, and `progress` sees the bytes of every file
+ *   built in turn. `opts->sidecar` must be NULL (each member has its own)
+ *   and LIDX_POLICY_INSPECT is refused (LIDX_ERROR_INVALID).
+ * - `renumber`: nonzero discards the manifest and numbers the members
+ *   from line 0 again: the way out of LIDX_ERROR_FAMILY.
+ * - `out`: receives the new handle on success (left unchanged on error);
+ *   the caller owns it and frees it with lidx_family_close().
+ *
+ * When a rotation happened less than 2 seconds ago, the call waits for
+ * the rotated file to be left alone (a writer may still append to it)
+ * before counting its lines.
+ *
+ * Returns LIDX_OK; LIDX_ERROR_FAMILY when the files do not match the
+ * recorded numbering (a member missing between others, one replaced, a
+ * rotated member that grew: the message names the file); or an error as
+ * lidx_open() (LIDX_ERROR_IO when no file of the family exists).
+ *
+ * Thread-safe: any number of threads may open families at once; the
+ * manifest, as a sidecar, is written to a temporary file and renamed.
+ *
+ * # Safety
+ * `live` is a NUL-terminated string; `opts` is NULL or a valid options
+ * struct; `out` points to writable memory for a pointer.
+ */
+int lidx_family_open(const char *live,
+                     const struct lidx_open_options *opts,
+                     int renumber,
+                     struct lidx_family **out);
+
+/**
+ * Closes `family` and frees everything it owns: its member handles (from
+ * lidx_family_member()) and the strings it gave out included. NULL is
+ * allowed (nothing is done). Returns LIDX_OK.
+ *
+ * Not thread-safe with respect to `family`: no other call may be using
+ * it or one of its member handles, and none of them may be used
+ * afterwards.
+ *
+ * # Safety
+ * `family` is NULL or a handle from lidx_family_open() not closed yet.
+ */
+int lidx_family_close(struct lidx_family *family);
+
+/**
+ * Stores the family's global line numbers: `*first` the oldest line
+ * present (above 0 once members were deleted), `*end` the number just
+ * past the newest line (`*end - *first` lines are present). Either
+ * output may be NULL. No I/O. Returns LIDX_OK or LIDX_ERROR_INVALID.
+ * Thread-safe.
+ *
+ * # Safety
+ * `family` is a live handle; `first`, `end` are NULL or writable.
+ */
+int lidx_family_lines(const struct lidx_family *family,
+                      uint64_t *first,
+                      uint64_t *end);
+
+/**
+ * Stores the number of members in `*count` (at least 1: the live file,
+ * or the newest rotated one while the live file is missing). No I/O.
+ * Returns LIDX_OK or LIDX_ERROR_INVALID. Thread-safe.
+ *
+ * # Safety
+ * `family` is a live handle; `count` is NULL or writable.
+ */
+int lidx_family_member_count(const struct lidx_family *family,
+                             size_t *count);
+
+/**
+ * Describes member `i` (0-based, oldest first; the live file is the
+ * last): `*path` its file now (NUL-terminated), `*base_line` the global
+ * number of its first line, `*base_byte` the global offset of its first
+ * byte of text, `*index` its index handle. Its local line `k` is global
+ * line `*base_line + k`. Any output may be NULL.
+ *
+ * The path and the index handle are BORROWED from the family: valid until
+ * lidx_family_close(), never to be freed by the caller (lidx_close()
+ * refuses a member handle with LIDX_ERROR_INVALID). Every function that
+ * takes a `const lidx_index *` works on the member handle, in the
+ * member's own numbers (lidx_info() reports LIDX_ACTION_MEMBER).
+ *
+ * No I/O. Returns LIDX_OK, or LIDX_ERROR_INVALID (also when `i` >= the
+ * member count). Thread-safe.
+ *
+ * # Safety
+ * `family` is a live handle; `path`, `base_line`, `base_byte` and `index`
+ * are NULL or writable.
+ */
+int lidx_family_member(const struct lidx_family *family,
+                       size_t i,
+                       const char **path,
+                       uint64_t *base_line,
+                       uint64_t *base_byte,
+                       const struct lidx_index **index);
+
+/**
+ * Stores in `*member` the position (as lidx_family_member() takes it) of
+ * the member that holds global line `line`. No I/O.
+ *
+ * Returns LIDX_OK; LIDX_PAST_END when no member holds it (at or past the
+ * end, or below the oldest line: rotated away) (output unchanged); or
+ * LIDX_ERROR_INVALID. Thread-safe.
+ *
+ * # Safety
+ * `family` is a live handle; `member` is NULL or writable.
+ */
+int lidx_family_member_of(const struct lidx_family *family,
+                          uint64_t line,
+                          size_t *member);
+
+/**
+ * Reads global lines `first` .. `first + count - 1` (clamped to the lines
+ * present: those below the oldest line are skipped, so the lines read
+ * start at the larger of `first` and lidx_family_lines()'s `*first`) into
+ * `buf`, back to back, as lidx_read_lines() reads a file's: all or
+ * nothing, `*needed` the bytes they take, `*lines_read` their number,
+ * LIDX_ERROR_BUFFER when `cap` is too short (nothing written; call again
+ * with `*needed` bytes). A member's last line without its newline is
+ * given one when a line of the next member follows it in the buffer, so
+ * that each line read ends with a newline except, possibly, the family's
+ * very last.
+ *
+ * Other errors: as lidx_read_lines(). Thread-safe; `buf` belongs to the
+ * caller and is not kept.
+ *
+ * # Safety
+ * `family` is a live handle; `buf` points to `cap` writable bytes (or
+ * `cap` is 0); `needed` and `lines_read` are NULL or writable.
+ */
+int lidx_family_read_lines(const struct lidx_family *family,
+                           uint64_t first,
+                           uint64_t count,
+                           uint8_t *buf,
+                           size_t cap,
+                           size_t *needed,
+                           uint64_t *lines_read);
+
+/**
+ * Stores in `*line` the global number of the line that holds global byte
+ * offset `offset` (member `i`'s text starts at its `base_byte`; a newline
+ * belongs to the line it ends).
+ *
+ * Returns LIDX_OK; LIDX_PAST_END when no member holds that offset (at or
+ * past the end of the newest member's text, or below the oldest
+ * member's) (output unchanged); or an error as lidx_line_span().
+ * Thread-safe.
+ *
+ * # Safety
+ * `family` is a live handle; `line` is NULL or writable.
+ */
+int lidx_family_line_at(const struct lidx_family *family,
+                        uint64_t offset,
+                        uint64_t *line);
+
+/**
+ * Stores in `*line` the global number of the first line, in family order
+ * (oldest member first), whose time is at or after `t` (nanoseconds since
+ * 1970-01-01T00:00:00Z), or lidx_family_lines()'s `*end` when no line's
+ * is. Times as lidx_line_at_time(); every member must have a time index
+ * (open with LIDX_OPEN_TIME; else LIDX_ERROR_INVALID).
+ *
+ * Returns LIDX_OK, or an error as lidx_line_span(). Thread-safe.
+ *
+ * # Safety
+ * `family` is a live handle; `line` is NULL or writable.
+ */
+int lidx_family_line_at_time(const struct lidx_family *family,
+                             int64_t t,
+                             uint64_t *line);
+
+/**
+ * The global lines of a time range, as lidx_time_range() gives a file's:
+ * `*first` and `*count` cover every member's own range (from the first
+ * line at or after `*since` to the last before `*until`; NULL: no bound),
+ * `*count` 0 when no line is in it; pass them to
+ * lidx_family_read_lines(). Every member must have a time index
+ * (LIDX_OPEN_TIME; else LIDX_ERROR_INVALID). Either output may be NULL.
+ *
+ * Returns LIDX_OK, or an error as lidx_line_span(). Thread-safe.
+ *
+ * # Safety
+ * `family` is a live handle; `since` and `until` are NULL or readable;
+ * `first` and `count` are NULL or writable.
+ */
+int lidx_family_time_range(const struct lidx_family *family,
+                           const int64_t *since,
+                           const int64_t *until,
+                           uint64_t *first,
+                           uint64_t *count);
+
+/**
+ * Where the family's manifest is (`*path`, NUL-terminated, owned by the
+ * family: valid until lidx_family_close()) and what opening did to it
+ * (`*action`, a LIDX_FAMILY_*). Either output may be NULL. No I/O.
+ * Returns LIDX_OK or LIDX_ERROR_INVALID. Thread-safe.
+ *
+ * # Safety
+ * `family` is a live handle; `path` and `action` are NULL or writable.
+ */
+int lidx_family_manifest(const struct lidx_family *family,
+                         const char **path,
+                         int32_t *action);
+
+/**
+ * Merges the lines of `n` sources by time, on the calling thread, and
+ * calls `callback` (may be NULL: only count) with each in time order: a
+ * k-way merge driven by each source's time index, reading a batch of
+ * lines per source at a time (memory does not grow with the sources'
+ * size). A line's time is its stamp's, or for a line without one (a stack
+ * trace's) the last stamp's before it, so a record stays whole. Lines
+ * before a source's first stamp (no time) come first; ties keep the order
+ * of the sources, then of the lines. A source whose times are not in
+ * order is still read in its own order: the merge interleaves, it never
+ * sorts a source. `*merged` (may be NULL) receives the number of lines
+ * given to the callback.
+ *
+ * Every index (and every family member) must have a time index (open
+ * with LIDX_OPEN_TIME); the same handle may appear in several sources.
+ *
+ * Returns LIDX_OK (also when the callback stopped the merge), or
+ * LIDX_ERROR_INVALID (a source without exactly one of `index` and
+ * `family`, or without a time index: the message names it), or an error
+ * as lidx_read_lines(). Thread-safe: the sources may be used by other
+ * threads meanwhile.
+ *
+ * # Safety
+ * `sources` points to `n` readable lidx_merge_source (or `n` is 0), each
+ * naming live handles; `callback` is NULL or a function of that type;
+ * `merged` is NULL or writable.
+ */
+int lidx_merge_by_time(const struct lidx_merge_source *sources,
+                       size_t n,
+                       lidx_merge_fn callback,
+                       void *ctx,
+                       uint64_t *merged);
 
 #ifdef __cplusplus
 }  // extern "C"

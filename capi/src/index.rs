@@ -1,14 +1,37 @@
 //! The index handle: opening (with options and a progress callback that can
-//! cancel), the queries, the verdict and the summary, closing.
+//! cancel), the queries (time queries included), the verdict and the
+//! summary, closing.
 
 use crate::boundary::{Fail, guard};
 use crate::ffi;
 use crate::status::LIDX_ERROR_BUFFER;
-use lidx_core::{Action, Evidence, Index, OpenOptions, Opened, Proof, Verdict};
+use lidx_core::family::Family;
+use lidx_core::{Action, Evidence, Index, OpenOptions, Opened, Proof, TimeOptions, Verdict};
 use std::ffi::{CString, c_char, c_int, c_void};
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::sync::Arc;
+
+/// The core index a handle reads: its own, or a member's of an open
+/// rotation family (which the family owns).
+#[derive(Debug, Clone)]
+pub(crate) enum Shared {
+    /// An index of its own.
+    Own(Arc<Index>),
+    /// Member `.1` of the family.
+    Member(Arc<Family>, usize),
+}
+
+impl std::ops::Deref for Shared {
+    type Target = Index;
+
+    fn deref(&self) -> &Index {
+        match self {
+            Shared::Own(i) => i,
+            Shared::Member(f, k) => &f.members()[*k].index,
+        }
+    }
+}
 
 /// An open index: a source (a file, a gzip archive, a URL) bound to its
 /// sidecar. Opaque; made by lidx_open() or lidx_follow_poll(), freed by
@@ -19,7 +42,10 @@ use std::sync::Arc;
 /// the same handle. Only lidx_close() must not run concurrently with, or be
 /// followed by, any other use of the handle.
 pub struct lidx_index {
-    pub(crate) index: Arc<Index>,
+    pub(crate) index: Shared,
+    /// A member handle of a family (lidx_family_member()): freed with the
+    /// family, never by lidx_close().
+    pub(crate) borrowed: bool,
     /// LIDX_ACTION_*.
     action: i32,
     warning: Option<CString>,
@@ -28,7 +54,7 @@ pub struct lidx_index {
     damage: Option<CString>,
 }
 
-fn c_path(p: &Path) -> CString {
+pub(crate) fn c_path(p: &Path) -> CString {
     // A path has no NUL byte; an empty string is the fallback if one did.
     CString::new(p.as_os_str().as_bytes()).unwrap_or_default()
 }
@@ -39,12 +65,22 @@ fn c_string(s: &str) -> CString {
 
 impl lidx_index {
     pub(crate) fn new(index: Arc<Index>, action: i32, warning: Option<String>) -> lidx_index {
+        lidx_index::with(Shared::Own(index), false, action, warning)
+    }
+
+    /// The handle of member `k` of `family`, owned by the family's handle.
+    pub(crate) fn member(family: Arc<Family>, k: usize) -> lidx_index {
+        lidx_index::with(Shared::Member(family, k), true, LIDX_ACTION_MEMBER, None)
+    }
+
+    fn with(index: Shared, borrowed: bool, action: i32, warning: Option<String>) -> lidx_index {
         lidx_index {
             source_path: c_path(index.source_path()),
             sidecar_path: c_path(index.sidecar_path()),
             damage: index.damage().map(c_string),
             warning: warning.as_deref().map(c_string),
             index,
+            borrowed,
             action,
         }
     }
@@ -91,6 +127,19 @@ pub const LIDX_POLICY_INSPECT: u32 = 3;
 /// (LIDX_ERROR_INVALID, the sidecar left as it is); LIDX_POLICY_FORCE
 /// rebuilds it over the bytes, `sidecar` names another one.
 pub const LIDX_OPEN_PLAIN: u32 = 1;
+
+/// Builds also index the lines' times (a time index in the sidecar): then
+/// lidx_line_at_time(), lidx_time_range() and lidx_merge_by_time() work.
+/// The stamp format is detected from the first lines (ISO 8601, syslog,
+/// common log format, epoch seconds or milliseconds, and others, as
+/// `lidx index --time`); stamps without a zone are read in the system's
+/// time zone (`TZ`). A fresh sidecar without a time index is built again
+/// (LIDX_ACTION_TIME_ADDED), unless the policy forbids writing. Without
+/// this flag, a sidecar that has a time index (built by `lidx index
+/// --time`) still answers time queries.
+pub const LIDX_OPEN_TIME: u32 = 2;
+
+const OPEN_FLAGS: u32 = LIDX_OPEN_PLAIN | LIDX_OPEN_TIME;
 
 /// How to open a source's index. Fill it with lidx_open_options_init(),
 /// then change the fields wanted. The library reads it only during the call
@@ -187,10 +236,10 @@ pub(crate) unsafe fn core_options(
             o.reserved
         )));
     }
-    if o.flags & !LIDX_OPEN_PLAIN != 0 {
+    if o.flags & !OPEN_FLAGS != 0 {
         return Err(Fail::invalid(format!(
             "unknown lidx_open_options flags {:#x}",
-            o.flags & !LIDX_OPEN_PLAIN
+            o.flags & !OPEN_FLAGS
         )));
     }
     if !o.sidecar.is_null() {
@@ -207,6 +256,9 @@ pub(crate) unsafe fn core_options(
         oo.span(o.span);
     }
     oo.plain(o.flags & LIDX_OPEN_PLAIN != 0);
+    if o.flags & LIDX_OPEN_TIME != 0 {
+        oo.time(TimeOptions::default());
+    }
     let policy = match o.policy {
         LIDX_POLICY_REFRESH => Policy::Open,
         LIDX_POLICY_NO_REFRESH => {
@@ -293,7 +345,10 @@ pub unsafe extern "C" fn lidx_open(
 }
 
 /// Closes `index` and frees everything it owns (the strings lidx_info()
-/// pointed to included). NULL is allowed (nothing is done). Returns LIDX_OK.
+/// pointed to included). NULL is allowed (nothing is done). Returns LIDX_OK,
+/// or LIDX_ERROR_INVALID (nothing freed) for a member handle of a rotation
+/// family (lidx_family_member()), which its family owns and
+/// lidx_family_close() frees.
 ///
 /// Not thread-safe with respect to `index`: no other call may be using it,
 /// and it must not be used afterwards. Other handles, including ones on the
@@ -304,6 +359,13 @@ pub unsafe extern "C" fn lidx_open(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn lidx_close(index: *mut lidx_index) -> c_int {
     guard("lidx_close", || {
+        // SAFETY: the caller's contract: NULL or a live handle.
+        if unsafe { index.as_ref() }.is_some_and(|h| h.borrowed) {
+            return Err(Fail::invalid(
+                "index is a member of a rotation family (from lidx_family_member()): \
+                 lidx_family_close() frees it",
+            ));
+        }
         // SAFETY: the caller's contract: a live handle given back once.
         drop(unsafe { ffi::take(index) });
         Ok(())
@@ -493,6 +555,85 @@ pub unsafe extern "C" fn lidx_read_lines(
     })
 }
 
+/// The optional instant at `p` (NULL: none).
+///
+/// # Safety
+/// `p` is NULL or points to a readable int64_t.
+pub(crate) unsafe fn instant(p: *const i64) -> Option<i64> {
+    // SAFETY: the caller's contract.
+    unsafe { p.as_ref() }.copied()
+}
+
+/// Stores in `*line` the 0-based number of the first line whose time is at
+/// or after `t` (nanoseconds since 1970-01-01T00:00:00Z), or the line count
+/// when no line's is. A line's time is its stamp's, or for a line without
+/// one (a stack trace's) the last stamp's before it; lines before the
+/// first stamp have none and are never at or after anything. The file's
+/// times need not be in order: the answer is the first such line in file
+/// order.
+///
+/// The sidecar must hold a time index (LIDX_OPEN_TIME; else
+/// LIDX_ERROR_INVALID). Returns LIDX_OK, or an error as lidx_line_span().
+/// Thread-safe. Cost: a descent of the time index and a read of one span
+/// of the source (about one spacing).
+///
+/// # Safety
+/// `index` is a live handle; `line` is NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn lidx_line_at_time(
+    index: *const lidx_index,
+    t: i64,
+    line: *mut u64,
+) -> c_int {
+    guard("lidx_line_at_time", || {
+        // SAFETY: the caller's contract for index.
+        let h = unsafe { handle(index) }?;
+        let n = h.index.line_at_time(t)?;
+        // SAFETY: the caller's contract for line.
+        unsafe { ffi::put(line, n) };
+        Ok(())
+    })
+}
+
+/// The lines of a time range: `*first` receives the first line at or after
+/// `*since` (as lidx_line_at_time(); the first line when `since` is NULL),
+/// and `*count` the number of lines from there to the last line whose time
+/// is before `*until` (to the last line when `until` is NULL), 0 when
+/// there are none: pass them to lidx_read_lines() or lidx_search(). Times
+/// are nanoseconds since 1970-01-01T00:00:00Z. When the file's times are
+/// not in order, every line between those two is in the range, whatever
+/// its own time. Either output may be NULL.
+///
+/// The sidecar must hold a time index (LIDX_OPEN_TIME; else
+/// LIDX_ERROR_INVALID). Returns LIDX_OK, or an error as lidx_line_span().
+/// Thread-safe.
+///
+/// # Safety
+/// `index` is a live handle; `since` and `until` are NULL or readable;
+/// `first` and `count` are NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn lidx_time_range(
+    index: *const lidx_index,
+    since: *const i64,
+    until: *const i64,
+    first: *mut u64,
+    count: *mut u64,
+) -> c_int {
+    guard("lidx_time_range", || {
+        // SAFETY: the caller's contract for index.
+        let h = unsafe { handle(index) }?;
+        // SAFETY: the caller's contract for since and until.
+        let (since, until) = unsafe { (instant(since), instant(until)) };
+        let r = h.index.time_range(since, until)?;
+        // SAFETY: the caller's contract for first and count.
+        unsafe {
+            ffi::put(first, r.start);
+            ffi::put(count, r.end - r.start);
+        }
+        Ok(())
+    })
+}
+
 /// The sidecar describes the source as it is.
 pub const LIDX_VERDICT_UNCHANGED: i32 = 0;
 /// The source grew since it was indexed (its indexed part is unchanged): a
@@ -543,14 +684,16 @@ pub const LIDX_ACTION_FORCED: i32 = 5;
 /// damage were indexed in memory (lidx_info() `damage` says what and
 /// where); nothing was written.
 pub const LIDX_ACTION_DAMAGED: i32 = 6;
-/// The sidecar was fresh but was built again to add a time index. This
-/// interface does not ask for time indexes yet, so no open through it
-/// reports this; it is defined so that every action the library knows has
-/// a code.
+/// The sidecar was fresh but was built again to add a time index
+/// (LIDX_OPEN_TIME).
 pub const LIDX_ACTION_TIME_ADDED: i32 = 7;
 /// A handle from lidx_follow_poll(): the poll opened the sidecar, built it
 /// or extended it over the new bytes, as it needed.
 pub const LIDX_ACTION_FOLLOWED: i32 = 8;
+/// A member handle of a rotation family (lidx_family_member()): opening
+/// the family opened the member's sidecar, built it or extended it, as it
+/// needed.
+pub const LIDX_ACTION_MEMBER: i32 = 9;
 
 fn verdict_code(v: Verdict) -> i32 {
     match v {

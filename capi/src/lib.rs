@@ -1,18 +1,21 @@
 //! The C ABI of lidx: `liblidx.so` / `liblidx.a` and `include/lidx.h`.
 //!
 //! A thin face over the core library's public API (`Index`,
-//! `OpenOptions`, `Follower`, `search`), for viewers and tools written in
-//! C, C++ or any language with a C FFI. The header is generated from this
-//! crate by cbindgen and checked in (`tests/header.rs` fails when it is
-//! stale); its opening comment (in `cbindgen.toml`) states the conventions,
+//! `OpenOptions`, `Follower`, `search`, `family`, `merge`), for viewers
+//! and tools written in C, C++ or any language with a C FFI. The header is
+//! generated from this crate by cbindgen and checked in (`tests/header.rs`
+//! fails when it is stale); its opening comment (in `cbindgen.toml`)
+//! states the conventions,
 //! the ownership of every pointer and the thread-safety rules, and each
 //! function's comment states its own.
 //!
 //! Layout: [`status`] the status codes; `boundary` the guard every entry
 //! point runs in (panics caught, errors mapped, the per-thread message);
 //! `ffi` the only place raw pointers become references; [`index`] open,
-//! queries, verdict, info, close; [`search`] patterns and range search;
-//! [`follow`] following a growing file.
+//! queries (time queries included), verdict, info, close; [`search`]
+//! patterns and range search; [`follow`] following a growing file;
+//! [`family`] rotation families read as one log; [`merge`] several logs
+//! merged by time.
 
 #![deny(missing_docs)]
 #![allow(non_camel_case_types)]
@@ -26,6 +29,9 @@ pub mod index;
 pub mod search;
 
 pub mod follow;
+
+pub mod family;
+pub mod merge;
 
 pub use boundary::lidx_errmsg;
 

@@ -9,7 +9,8 @@ pub const LIDX_OK: c_int = 0;
 /// An error without a more specific code (see lidx_errmsg()).
 pub const LIDX_ERROR: c_int = 1;
 /// The line or byte offset asked for lies at or past the end of the source
-/// (not a failure of the index: there is nothing there).
+/// (not a failure of the index: there is nothing there); in a rotation
+/// family, also one below its oldest line (in a member since deleted).
 pub const LIDX_PAST_END: c_int = 2;
 /// The caller's buffer is too short; the function says how long it must be
 /// (lidx_read_lines()). Nothing was written into the buffer.
@@ -50,6 +51,13 @@ pub const LIDX_ERROR_CANCELLED: c_int = 13;
 /// A bug in lidx: an internal panic, caught at the boundary. The handle
 /// involved should be closed.
 pub const LIDX_ERROR_INTERNAL: c_int = 14;
+/// A rotation family cannot be read with the line numbers it recorded: a
+/// member is missing between others, was replaced by another file, or
+/// grew after it was rotated; none of the files is a member the manifest
+/// knows; or the manifest is damaged. The message names the file and the
+/// way out (lidx_family_open() with `renumber`, which numbers the members
+/// from line 0 again).
+pub const LIDX_ERROR_FAMILY: c_int = 15;
 
 /// The status code for a core error.
 pub(crate) fn code_of(e: &Error) -> c_int {
@@ -76,6 +84,7 @@ pub(crate) fn code_of(e: &Error) -> c_int {
         Error::Remote { .. } => LIDX_ERROR_REMOTE,
         Error::OutOfRange { .. } => LIDX_PAST_END,
         Error::InvalidArgument(_) => LIDX_ERROR_INVALID,
+        Error::Family { .. } => LIDX_ERROR_FAMILY,
         _ => LIDX_ERROR,
     }
 }
@@ -103,6 +112,7 @@ pub extern "C" fn lidx_status_str(code: c_int) -> *const c_char {
         LIDX_ERROR_REMOTE => c"LIDX_ERROR_REMOTE",
         LIDX_ERROR_CANCELLED => c"LIDX_ERROR_CANCELLED",
         LIDX_ERROR_INTERNAL => c"LIDX_ERROR_INTERNAL",
+        LIDX_ERROR_FAMILY => c"LIDX_ERROR_FAMILY",
         _ => c"LIDX_UNKNOWN",
     };
     name.as_ptr()
