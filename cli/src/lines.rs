@@ -80,11 +80,12 @@ impl LinesArgs {
 }
 
 /// An argument after FILE that is not a RANGE is another FILE when it
-/// names something (an existing path or a URL); otherwise it is a RANGE
-/// with a mistake, and the range's error says which.
+/// names something (an existing path, a URL) or looks like a file name (a
+/// `.` or a `/` in it: opening it then says what is wrong); otherwise it is
+/// a RANGE with a mistake (`1-5`), and the range's error says which.
 fn looks_like_a_path(arg: &str) -> bool {
     let p = std::path::Path::new(arg);
-    arg == "-" || lidx::io::is_url(p) || p.exists()
+    arg == "-" || arg.contains(['.', '/']) || lidx::io::is_url(p) || p.exists()
 }
 
 pub fn run(mut a: LinesArgs) -> lidx::Result<Status> {
