@@ -27,10 +27,14 @@ are 0-based. A line is the bytes up to and including ``\\n`` (returned
 with it); a final line without ``\\n`` is still a line; ``\\r`` is content.
 
 The classes: :class:`Index` (open, build, query, search, follow,
-refresh), :class:`LineFile` (from :func:`open`), :class:`Matches` (from
-``Index.grep``), :class:`Follower` (from ``Index.follow``), and the
-exceptions, whose messages are the command line's (see
-``lidx._errors``). The library prints nothing and keeps no global state;
+refresh, time queries), :class:`LineFile` (from :func:`open`),
+:class:`Matches` (from ``Index.grep``), :class:`Follower` (from
+``Index.follow``), :class:`Family` (a rotation family, ``app.log``,
+``app.log.1``, ``app.log.2.gz``, ..., read as one log with global line
+numbers that never change; its files are :class:`Member` objects, each
+with an ``Index``), :func:`merge` (several logs merged by time, through
+a :class:`Merged` iterator), and the exceptions, whose messages are the
+command line's (see ``lidx._errors``). The library prints nothing and keeps no global state;
 every read, build and search releases the GIL.
 """
 
@@ -38,6 +42,7 @@ from . import _errors
 from ._errors import (
     CancelledError,
     Error,
+    FamilyError,
     FileError,
     InvalidArgumentError,
     NoSidecarError,
@@ -49,7 +54,7 @@ from ._errors import (
     SourceError,
     StaleError,
 )
-from ._lidx import Follower, Index, Matches, __version__
+from ._lidx import Family, Follower, Index, Matches, Member, Merged, __version__, merge
 from ._file import LineFile, open
 
 __all__ = [
@@ -57,6 +62,10 @@ __all__ = [
     "LineFile",
     "Matches",
     "Follower",
+    "Family",
+    "Member",
+    "Merged",
+    "merge",
     "open",
     *_errors.__all__,
     "__version__",

@@ -1,5 +1,6 @@
 """Type stubs of the lidx package (the docstrings are in the modules)."""
 
+import datetime
 import io
 import os
 from collections.abc import Callable, Iterator, Sequence
@@ -8,6 +9,7 @@ from typing import Literal, TypedDict, Union
 from ._errors import (
     CancelledError as CancelledError,
     Error as Error,
+    FamilyError as FamilyError,
     FileError as FileError,
     InvalidArgumentError as InvalidArgumentError,
     NoSidecarError as NoSidecarError,
@@ -26,6 +28,9 @@ StrPath = Union[str, bytes, os.PathLike[str], os.PathLike[bytes]]
 # progress(done, total): bytes read so far; return False to cancel.
 Progress = Callable[[int, int], Union[bool, None]]
 Pattern = Union[str, bytes, Sequence[Union[str, bytes]]]
+# An instant: nanoseconds since the epoch, a datetime, or a time as
+# `lidx lines --since` takes it ("2026-11-30T10:32", "10:32", "-15m").
+Instant = Union[int, str, datetime.datetime]
 Verdict = Literal["unchanged", "appended", "rewritten", "unverified"]
 Action = Literal["opened", "verified", "built", "extended", "rebuilt", "damaged", "loaded"]
 
@@ -90,6 +95,9 @@ class Index:
         plain: bool = False,
         force: bool = False,
         progress: Union[Progress, None] = None,
+        time: bool = False,
+        time_format: Union[str, None] = None,
+        tz: Union[str, None] = None,
     ) -> None: ...
     @classmethod
     def from_bytes(
@@ -125,6 +133,10 @@ class Index:
     def line(self, n: int) -> bytes: ...
     def line_span(self, n: int) -> tuple[int, int]: ...
     def line_at(self, offset: int) -> int: ...
+    def line_at_time(self, t: Instant) -> Union[int, None]: ...
+    def time_range(
+        self, since: Union[Instant, None] = None, until: Union[Instant, None] = None
+    ) -> Union[tuple[int, int], None]: ...
     def read_at(self, offset: int, size: int) -> bytes: ...
     def grep(
         self,
@@ -173,6 +185,83 @@ class Follower(Iterator[tuple[int, bytes]]):
     def poll(self) -> list[tuple[int, bytes]]: ...
     def __iter__(self) -> "Follower": ...
     def __next__(self) -> tuple[int, bytes]: ...
+
+FamilyAction = Literal["opened", "numbered", "updated", "renumbered"]
+
+class Member:
+    """One file of a rotation family, with its own Index."""
+
+    @property
+    def path(self) -> str: ...
+    @property
+    def first_line(self) -> int: ...
+    @property
+    def line_count(self) -> int: ...
+    @property
+    def offset(self) -> int: ...
+    @property
+    def index(self) -> Index: ...
+
+class Family:
+    """A rotation family read as one log, with global line numbers."""
+
+    def __init__(
+        self,
+        live: StrPath,
+        *,
+        cache_mb: int = 16,
+        build: bool = True,
+        spacing: Union[int, None] = None,
+        span: Union[int, None] = None,
+        plain: bool = False,
+        force: bool = False,
+        progress: Union[Progress, None] = None,
+        renumber: bool = False,
+        time: bool = False,
+        time_format: Union[str, None] = None,
+        tz: Union[str, None] = None,
+    ) -> None: ...
+    @property
+    def path(self) -> str: ...
+    @property
+    def manifest_path(self) -> str: ...
+    @property
+    def action(self) -> FamilyAction: ...
+    @property
+    def members(self) -> list[Member]: ...
+    @property
+    def first_line(self) -> int: ...
+    @property
+    def end_line(self) -> int: ...
+    @property
+    def line_count(self) -> int: ...
+    @property
+    def closed(self) -> bool: ...
+    def __len__(self) -> int: ...
+    def member_of(self, n: int) -> int: ...
+    def lines(self, first: int, last: int) -> list[bytes]: ...
+    def line(self, n: int) -> bytes: ...
+    def line_at(self, offset: int) -> int: ...
+    def line_at_time(self, t: Instant) -> Union[int, None]: ...
+    def time_range(
+        self, since: Union[Instant, None] = None, until: Union[Instant, None] = None
+    ) -> Union[tuple[int, int], None]: ...
+    def close(self) -> None: ...
+    def __enter__(self) -> "Family": ...
+    def __exit__(self, *exc: object) -> bool: ...
+
+class Merged(Iterator[tuple[int, int, Union[int, None], bytes]]):
+    """``(source, line_no, time, line)`` of each line, in time order."""
+
+    def __iter__(self) -> "Merged": ...
+    def __next__(self) -> tuple[int, int, Union[int, None], bytes]: ...
+    def close(self) -> None: ...
+
+def merge(
+    sources: Sequence[Union[Index, Family]],
+    since: Union[Instant, None] = None,
+    until: Union[Instant, None] = None,
+) -> Merged: ...
 
 class LineFile(io.RawIOBase):
     """A seekable, read-only binary file over the text, with line numbers."""

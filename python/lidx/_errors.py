@@ -22,6 +22,9 @@ or ``except ValueError`` catch lidx's as well::
     │                               compression format
     ├── OutOfRangeError (IndexError)  a line or offset past the end
     ├── InvalidArgumentError (ValueError)  a bad argument or pattern
+    ├── FamilyError                 a rotation family's files do not match
+    │                               its recorded numbering (a member
+    │                               missing, replaced or grown)
     └── CancelledError              a build cancelled by its progress
                                     callback; nothing was written
 """
@@ -38,6 +41,7 @@ __all__ = [
     "SourceError",
     "OutOfRangeError",
     "InvalidArgumentError",
+    "FamilyError",
     "CancelledError",
 ]
 
@@ -101,6 +105,15 @@ class InvalidArgumentError(Error, ValueError):
     start, an invalid pattern, a path that is not a regular file."""
 
 
+class FamilyError(Error):
+    """A rotation family cannot be read with the line numbers it recorded:
+    a member is missing between others, was replaced by another file or
+    grew after it was rotated, none of the files is a member its manifest
+    knows, or the manifest is damaged. The message names the file and the
+    way out (``lidx.Family(live, renumber=True)`` numbers the members from
+    line 1 again)."""
+
+
 class CancelledError(Error):
     """A build, extension or content check was cancelled by its progress
     callback (which returned False); nothing was written."""
@@ -119,6 +132,7 @@ for _cls in (
     SourceError,
     OutOfRangeError,
     InvalidArgumentError,
+    FamilyError,
     CancelledError,
 ):
     _cls.__module__ = "lidx"

@@ -128,3 +128,68 @@ pub fn optional_path(v: &Bound<'_, PyAny>) -> PyResult<Option<PathBuf>> {
     }
     path(v).map(Some)
 }
+
+/// An instant, in nanoseconds since 1970-01-01T00:00:00Z: an `int` is
+/// one already; a `str` is a time as the command line's `--since` takes
+/// it (`2026-11-30T10:32`, `10:32`, `yesterday 10:32`, `-15m`,
+/// `@SECONDS`, `now`); a `datetime.datetime` is its ISO form. A time
+/// without a zone (a naive datetime too) is read in the zone `zone()`
+/// gives (the time index's), asked only then.
+pub fn instant(
+    v: &Bound<'_, PyAny>,
+    what: &str,
+    zone: &mut dyn FnMut() -> lidx::Result<String>,
+) -> PyResult<i64> {
+    let py = v.py();
+    if v.is_instance_of::<pyo3::types::PyBool>() {
+        return Err(PyTypeError::new_err(format!(
+            "{what} must be an int (nanoseconds since the epoch), a str or a datetime, not bool"
+        )));
+    }
+    if v.is_instance_of::<PyInt>() {
+        return v.extract::<i64>().map_err(|_| {
+            new_error(
+                py,
+                "InvalidArgumentError",
+                format!("{what} is out of range: {v} (nanoseconds since the epoch)"),
+            )
+        });
+    }
+    let text = if let Ok(s) = v.cast::<pyo3::types::PyString>() {
+        s.to_cow()?.into_owned()
+    } else if v.is_instance(&py.import("datetime")?.getattr("datetime")?)? {
+        v.call_method0("isoformat")?.extract::<String>()?
+    } else {
+        return Err(PyTypeError::new_err(format!(
+            "{what} must be an int (nanoseconds since the epoch), a str or a datetime, not {}",
+            type_name(v)
+        )));
+    };
+    let tz = zone().map_err(|e| crate::errors::to_py(py, e))?;
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos().min(i64::MAX as u128) as i64);
+    lidx::time::parse_expr(&text, &tz, now).map_err(|e| crate::errors::to_py(py, e))
+}
+
+/// An optional instant (`None`: no bound).
+pub fn optional_instant(
+    v: Option<&Bound<'_, PyAny>>,
+    what: &str,
+    zone: &mut dyn FnMut() -> lidx::Result<String>,
+) -> PyResult<Option<i64>> {
+    match v {
+        Some(v) if !v.is_none() => instant(v, what, zone).map(Some),
+        _ => Ok(None),
+    }
+}
+
+/// The zone in which `index`'s time index reads stamps without one (as
+/// the command line reads `--since`), or the system's without a time
+/// index.
+pub fn zone_of(index: &lidx::Index) -> lidx::Result<String> {
+    Ok(index
+        .time_info()?
+        .map(|i| i.tz)
+        .unwrap_or_else(|| "local".into()))
+}

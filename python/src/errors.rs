@@ -37,6 +37,7 @@ fn class_of(e: &Error) -> &'static str {
         Error::Remote { .. } => "RemoteError",
         Error::OutOfRange { .. } => "OutOfRangeError",
         Error::InvalidArgument(_) => "InvalidArgumentError",
+        Error::Family { .. } => "FamilyError",
         _ => "Error",
     }
 }

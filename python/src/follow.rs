@@ -9,6 +9,7 @@
 //! poll never holds more than a page of old lines.
 
 use crate::errors::to_py;
+use crate::index::Shared;
 use crate::numbering;
 use lidx::{FollowEvent, LineBuf, OpenOptions};
 use pyo3::exceptions::PyValueError;
@@ -16,7 +17,6 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyTuple};
 use std::collections::VecDeque;
 use std::path::Path;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Lines of the backlog a poll returns at most.
@@ -45,7 +45,7 @@ fn complete_lines(index: &lidx::Index) -> lidx::Result<u64> {
 pub struct Follower {
     /// Lines complete when the follower was made, still to report:
     /// `(index, next, end)`, 0-based, half-open.
-    backlog: Option<(Arc<lidx::Index>, u64, u64)>,
+    backlog: Option<(Shared, u64, u64)>,
     /// The core follower (taken while it polls).
     inner: Option<lidx::Follower>,
     /// Lines polled but not yet yielded by the iteration.
@@ -58,7 +58,7 @@ impl Follower {
     pub fn new(
         py: Python<'_>,
         path: &Path,
-        index: Arc<lidx::Index>,
+        index: Shared,
         start: Option<i64>,
         opts: OpenOptions,
         interval: f64,

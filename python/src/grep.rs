@@ -15,6 +15,7 @@
 //! next chunk.
 
 use crate::errors::{new_error, to_py};
+use crate::index::Shared;
 use lidx::search::parallel::{self, ChunkOutput, Render};
 use lidx::search::{Kind, Line, Matcher, MatcherOptions, ScanOptions, Sink};
 use parking_lot::Mutex;
@@ -22,7 +23,6 @@ use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyString, PyTuple};
 use std::ops::Range;
-use std::sync::Arc;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, sync_channel};
 use std::time::Duration;
 
@@ -46,14 +46,55 @@ pub struct GrepOptions {
     pub threads: usize,
 }
 
-/// From the search thread to the iterator.
-enum Msg {
-    /// One chunk's records, in order.
+/// From a background thread (a search, a merge) to its iterator.
+pub(crate) enum Msg {
+    /// One batch of records, in order.
     Batch(Vec<u8>),
-    /// The search failed.
+    /// The work failed.
     Err(lidx::Error),
-    /// The search is complete.
+    /// The work is complete.
     Done,
+}
+
+/// The next message of the channel in `slot`, waited for with the GIL
+/// released, checking for Ctrl-C every [`SIGNAL_CHECK`] (a signal's
+/// exception is raised and the channel kept for the next call). `None`
+/// when `slot` is empty or the sending thread is gone (the channel is
+/// then dropped).
+pub(crate) fn receive<T: Send>(
+    py: Python<'_>,
+    slot: &mut Option<Receiver<T>>,
+) -> PyResult<Option<T>> {
+    let Some(mut rx) = slot.take() else {
+        return Ok(None);
+    };
+    loop {
+        let (back, got) = py.detach(move || {
+            let got = rx.recv_timeout(SIGNAL_CHECK);
+            (rx, got)
+        });
+        rx = back;
+        match got {
+            Ok(m) => {
+                *slot = Some(rx);
+                return Ok(Some(m));
+            }
+            Err(RecvTimeoutError::Timeout) => {
+                if let Err(e) = py.check_signals() {
+                    *slot = Some(rx);
+                    return Err(e);
+                }
+            }
+            Err(RecvTimeoutError::Disconnected) => return Ok(None),
+        }
+    }
+}
+
+/// `b`'s little-endian u64 at `at`.
+pub(crate) fn u64_at(b: &[u8], at: usize) -> u64 {
+    let mut a = [0u8; 8];
+    a.copy_from_slice(&b[at..at + 8]);
+    u64::from_le_bytes(a)
 }
 
 /// Records one chunk's selected lines (there is no context: every line
@@ -117,7 +158,7 @@ pub fn patterns(py: Python<'_>, pattern: &Bound<'_, PyAny>) -> PyResult<Vec<Stri
 /// half-open, the end unclamped).
 pub fn start(
     py: Python<'_>,
-    index: Arc<lidx::Index>,
+    index: Shared,
     patterns: &[String],
     lines: Range<u64>,
     opts: &GrepOptions,
@@ -203,12 +244,6 @@ pub struct Matches {
     at: usize,
 }
 
-fn u64_at(b: &[u8], at: usize) -> u64 {
-    let mut a = [0u8; 8];
-    a.copy_from_slice(&b[at..at + 8]);
-    u64::from_le_bytes(a)
-}
-
 #[pymethods]
 impl Matches {
     fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
@@ -230,35 +265,22 @@ impl Matches {
                 self.at = at + HEADER + len;
                 return Ok(Some((line + 1, offset, bytes)));
             }
-            let Some(mut rx) = self.rx.get_mut().take() else {
+            if self.rx.get_mut().is_none() {
                 return Ok(None);
-            };
-            // Wait with the GIL released; check for Ctrl-C now and then.
-            let msg = loop {
-                let (back, got) = py.detach(move || {
-                    let got = rx.recv_timeout(SIGNAL_CHECK);
-                    (rx, got)
-                });
-                rx = back;
-                match got {
-                    Ok(m) => break Some(m),
-                    Err(RecvTimeoutError::Timeout) => {
-                        if let Err(e) = py.check_signals() {
-                            *self.rx.get_mut() = Some(rx);
-                            return Err(e);
-                        }
-                    }
-                    Err(RecvTimeoutError::Disconnected) => break None,
-                }
-            };
-            match msg {
+            }
+            match receive(py, self.rx.get_mut())? {
                 Some(Msg::Batch(b)) => {
                     self.batch = b;
                     self.at = 0;
-                    *self.rx.get_mut() = Some(rx);
                 }
-                Some(Msg::Done) => return Ok(None),
-                Some(Msg::Err(e)) => return Err(to_py(py, e)),
+                Some(Msg::Done) => {
+                    self.rx.get_mut().take();
+                    return Ok(None);
+                }
+                Some(Msg::Err(e)) => {
+                    self.rx.get_mut().take();
+                    return Err(to_py(py, e));
+                }
                 None => {
                     return Err(PyRuntimeError::new_err(
                         "lidx: the search thread stopped without a result",

@@ -25,10 +25,31 @@ use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+/// The core index an [`Index`] reads: its own, or a member's of an open
+/// rotation family (shared with the family and its other members).
+#[derive(Debug, Clone)]
+pub enum Shared {
+    /// An index of its own.
+    Own(Arc<lidx::Index>),
+    /// Member `.1` of the family.
+    Member(Arc<lidx::family::Family>, usize),
+}
+
+impl std::ops::Deref for Shared {
+    type Target = lidx::Index;
+
+    fn deref(&self) -> &lidx::Index {
+        match self {
+            Shared::Own(i) => i,
+            Shared::Member(f, k) => &f.members()[*k].index,
+        }
+    }
+}
+
 /// What the index in use is, and how it came to be.
 pub(crate) struct State {
     /// The core index.
-    pub index: Arc<lidx::Index>,
+    pub index: Shared,
     /// What opening did ([`action_name`]), or `"loaded"` for a sidecar
     /// given as bytes.
     pub action: &'static str,
@@ -76,7 +97,7 @@ impl Snapshot {
     }
 }
 
-fn action_name(a: Action) -> &'static str {
+pub(crate) fn action_name(a: Action) -> &'static str {
     match a {
         Action::Opened => "opened",
         Action::Verified => "verified",
@@ -100,7 +121,8 @@ pub(crate) fn verdict_name(v: Verdict) -> &'static str {
 /// through its sidecar (``FILE.lidx``).
 ///
 /// ``Index(path, *, sidecar=None, cache_mb=16, build=True, spacing=None,
-/// span=None, plain=False, force=False, progress=None)``
+/// span=None, plain=False, force=False, progress=None, time=False,
+/// time_format=None, tz=None)``
 ///
 /// Opening reads the sidecar's header only; a missing sidecar is built
 /// (one pass over the file), a grown file's sidecar extended over the new
@@ -118,7 +140,15 @@ pub(crate) fn verdict_name(v: Verdict) -> &'static str {
 /// ``force`` rebuilds even a fresh sidecar. ``progress(done, total)`` is
 /// called during a build with bytes read (at most every 50 ms); returning
 /// ``False`` cancels it (``CancelledError``; nothing is written), and an
-/// exception it raises cancels it and propagates.
+/// exception it raises cancels it and propagates. ``time`` builds a time
+/// index too (for :meth:`line_at_time`, :meth:`time_range` and
+/// :func:`lidx.merge`; a fresh sidecar without one is built again), the
+/// stamps' format detected from the first lines unless ``time_format``
+/// names it (``"iso8601"``, ``"syslog"``, ``"clf"``, ``"epoch-s"``,
+/// ``"epoch-ms"``, ... or a strptime format, as ``lidx index
+/// --time-format``), stamps without a zone read in ``tz`` (an IANA name,
+/// ``"UTC"``, ``"+01:00"``; default: the system's); either implies
+/// ``time``.
 ///
 /// Lines are numbered from 1, as by ``sed``, ``grep -n``, editors and the
 /// ``lidx`` command line; a negative number counts from the end (``-1`` is
@@ -154,8 +184,57 @@ fn open_state(
         action: action_name(opened.action),
         warning: opened.warning,
         proven: Snapshot::if_proven(path, &opened.index),
-        index: Arc::new(opened.index),
+        index: Shared::Own(Arc::new(opened.index)),
     })
+}
+
+/// The open options of the keyword arguments that `Index` and `Family`
+/// share.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn open_options(
+    cache_mb: usize,
+    build: bool,
+    spacing: Option<u64>,
+    span: Option<u64>,
+    plain: bool,
+    force: bool,
+    time: bool,
+    time_format: Option<&str>,
+    tz: Option<String>,
+) -> lidx::Result<OpenOptions> {
+    let mut opts = OpenOptions::new();
+    opts.cache_bytes(cache_mb.saturating_mul(1 << 20))
+        .refresh(build)
+        .plain(plain)
+        .force(force);
+    if let Some(s) = spacing {
+        opts.spacing(s);
+    }
+    if let Some(s) = span {
+        opts.span(s);
+    }
+    if time || time_format.is_some() || tz.is_some() {
+        let format = time_format
+            .map(lidx::time::TimeFormat::kind_of)
+            .transpose()?;
+        opts.time(lidx::TimeOptions { format, tz });
+    }
+    Ok(opts)
+}
+
+/// Fails unless `index` has a time index, saying how to get one here.
+pub(crate) fn require_time(py: Python<'_>, index: &lidx::Index) -> PyResult<()> {
+    if index.has_time_index() {
+        return Ok(());
+    }
+    Err(new_error(
+        py,
+        "InvalidArgumentError",
+        format!(
+            "{}: its sidecar has no time index (open it with time=True)",
+            index.source_path().display()
+        ),
+    ))
 }
 
 /// The modification time as the core's fingerprint records it.
@@ -180,6 +259,29 @@ impl Index {
     /// line names it).
     fn err(&self, py: Python<'_>, e: lidx::Error) -> PyErr {
         to_py_about(py, e, Some(&self.path))
+    }
+
+    /// An `Index` over member `k` of `family` (its file `path`), which it
+    /// shares; `action` is what opening did to the member's sidecar.
+    pub(crate) fn member(
+        path: PathBuf,
+        opts: OpenOptions,
+        family: Arc<lidx::family::Family>,
+        k: usize,
+        action: &'static str,
+    ) -> Index {
+        let proven = Snapshot::if_proven(&path, &family.members()[k].index);
+        Index {
+            path,
+            opts,
+            state: RwLock::new(Some(Arc::new(State {
+                index: Shared::Member(family, k),
+                action,
+                in_memory: false,
+                warning: None,
+                proven,
+            }))),
+        }
     }
 
     /// How the source compares now with the index in use.
@@ -250,7 +352,7 @@ impl Index {
 #[pymethods]
 impl Index {
     #[new]
-    #[pyo3(signature = (path, *, sidecar=None, cache_mb=16, build=true, spacing=None, span=None, plain=false, force=false, progress=None))]
+    #[pyo3(signature = (path, *, sidecar=None, cache_mb=16, build=true, spacing=None, span=None, plain=false, force=false, progress=None, time=false, time_format=None, tz=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -263,20 +365,24 @@ impl Index {
         plain: bool,
         force: bool,
         progress: Option<Py<PyAny>>,
+        time: bool,
+        time_format: Option<String>,
+        tz: Option<String>,
     ) -> PyResult<Index> {
-        let mut opts = OpenOptions::new();
-        opts.cache_bytes(cache_mb.saturating_mul(1 << 20))
-            .refresh(build)
-            .plain(plain)
-            .force(force);
+        let mut opts = open_options(
+            cache_mb,
+            build,
+            spacing,
+            span,
+            plain,
+            force,
+            time,
+            time_format.as_deref(),
+            tz,
+        )
+        .py(py)?;
         if let Some(s) = sidecar {
             opts.sidecar(s);
-        }
-        if let Some(s) = spacing {
-            opts.spacing(s);
-        }
-        if let Some(s) = span {
-            opts.span(s);
         }
         let state = open_state(py, &path, &opts, progress)?;
         // A forced rebuild is for this open only, not for every refresh.
@@ -350,7 +456,7 @@ impl Index {
             path,
             opts,
             state: RwLock::new(Some(Arc::new(State {
-                index: Arc::new(index),
+                index: Shared::Own(Arc::new(index)),
                 action: "loaded",
                 in_memory: true,
                 warning: None,
@@ -583,6 +689,60 @@ impl Index {
         Ok(l + 1)
     }
 
+    /// Index.line_at_time(t)
+    /// --
+    ///
+    /// The number of the first line whose time is at or after ``t``, or
+    /// None when no line's is. ``t`` is an int (nanoseconds since
+    /// 1970-01-01T00:00:00Z), a ``datetime.datetime``, or a str as
+    /// ``lidx lines --since`` takes it (``"2026-11-30T10:32"``, ``"10:32"``,
+    /// ``"-15m"``, ``"@1764498720"``); a time without a zone is read in the
+    /// time index's zone. A line's time is its stamp's, or for a line
+    /// without one (a stack trace's) the last stamp's before it; lines
+    /// before the first stamp have none. The file's times need not be in
+    /// order: the answer is the first such line in file order. Needs a
+    /// time index (``Index(path, time=True)``; else
+    /// ``InvalidArgumentError``).
+    fn line_at_time(&self, py: Python<'_>, t: &Bound<'_, PyAny>) -> PyResult<Option<u64>> {
+        let st = self.state()?;
+        let index = &st.index;
+        require_time(py, index)?;
+        let t = args::instant(t, "t", &mut || py.detach(|| args::zone_of(index)))?;
+        let l = py
+            .detach(|| index.line_at_time(t))
+            .map_err(|e| self.err(py, e))?;
+        Ok((l < index.line_count()).then_some(l + 1))
+    }
+
+    /// Index.time_range(since=None, until=None)
+    /// --
+    ///
+    /// The lines of a time range, ``(first, last)`` (both included, as
+    /// :meth:`lines` takes them), or None when no line is in it: from the
+    /// first line at or after ``since`` (the first line when None) to the
+    /// last line whose time is before ``until`` (the last line when None).
+    /// Times as :meth:`line_at_time`. When the file's times are not in
+    /// order, every line between those two is in the range, whatever its
+    /// own time. Needs a time index (``time=True``).
+    #[pyo3(signature = (since=None, until=None))]
+    fn time_range(
+        &self,
+        py: Python<'_>,
+        since: Option<&Bound<'_, PyAny>>,
+        until: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Option<(u64, u64)>> {
+        let st = self.state()?;
+        let index = &st.index;
+        require_time(py, index)?;
+        let mut zone = || py.detach(|| args::zone_of(index));
+        let since = args::optional_instant(since, "since", &mut zone)?;
+        let until = args::optional_instant(until, "until", &mut zone)?;
+        let r = py
+            .detach(|| index.time_range(since, until))
+            .map_err(|e| self.err(py, e))?;
+        Ok((r.start < r.end).then_some((r.start + 1, r.end)))
+    }
+
     /// Index.read_at(offset, size)
     /// --
     ///
@@ -716,7 +876,7 @@ impl Index {
                 .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
                 .max(1),
         };
-        grep::start(py, Arc::clone(&st.index), &patterns, range, &opts)
+        grep::start(py, st.index.clone(), &patterns, range, &opts)
     }
 
     /// Index.follow(start=None, *, interval=0.25)
@@ -747,7 +907,7 @@ impl Index {
         if !st.in_memory {
             opts.sidecar(st.index.sidecar_path().to_path_buf());
         }
-        Follower::new(py, &self.path, Arc::clone(&st.index), start, opts, interval)
+        Follower::new(py, &self.path, st.index.clone(), start, opts, interval)
     }
 
     /// A dict of what ``lidx info --json`` prints: ``file``, ``sidecar``,
@@ -919,7 +1079,7 @@ impl Index {
 
     /// Releases the files and memory of the index; later calls raise
     /// ``ValueError``. (Also on leaving a ``with`` block.)
-    fn close(&self) {
+    pub(crate) fn close(&self) {
         self.state.write().take();
     }
 

@@ -2,7 +2,9 @@
 //!
 //! A face of the `lidx` library like the command line, using only its
 //! public API. The classes here are what Python sees as `lidx.Index`
-//! (`index`), `lidx.Matches` (`grep`) and `lidx.Follower` (`follow`);
+//! (`index`), `lidx.Matches` (`grep`), `lidx.Follower` (`follow`),
+//! `lidx.Family` and `lidx.Member` (`family`), and `lidx.merge` with its
+//! iterator `lidx.Merged` (`merge`);
 //! the file object `lidx.LineFile` and the exception classes are Python
 //! (`lidx/_file.py`, `lidx/_errors.py`), and `lidx/__init__.pyi` types it
 //! all.
@@ -19,9 +21,11 @@
 
 mod args;
 mod errors;
+mod family;
 mod follow;
 mod grep;
 mod index;
+mod merge;
 mod numbering;
 mod progress;
 
@@ -33,6 +37,10 @@ fn _lidx(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<index::Index>()?;
     m.add_class::<grep::Matches>()?;
     m.add_class::<follow::Follower>()?;
+    m.add_class::<family::Family>()?;
+    m.add_class::<family::Member>()?;
+    m.add_class::<merge::Merged>()?;
+    m.add_function(wrap_pyfunction!(merge::merge, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -86,10 +86,30 @@ pub fn range(
     first: i64,
     last: Option<i64>,
 ) -> PyResult<Range<u64>> {
-    let shown = match last {
+    let from_end = first < 0 || last.is_some_and(|l| l < 0);
+    if from_end && index.damage().is_some() {
+        // A range that is wrong in itself says so first.
+        range_in(py, first, last, 0)?;
+        return Err(unknown_end(
+            py,
+            index,
+            format!("range {}", shown(first, last)),
+        ));
+    }
+    range_in(py, first, last, index.line_count())
+}
+
+fn shown(first: i64, last: Option<i64>) -> String {
+    match last {
         Some(l) => format!("({first}, {l})"),
         None => format!("({first}, None)"),
-    };
+    }
+}
+
+/// As [`range`], for lines numbered up to `end` (1-based: the last line's
+/// number), negative numbers counting back from it: a rotation family's
+/// global numbers too. The start is not clamped to the first line.
+pub fn range_in(py: Python<'_>, first: i64, last: Option<i64>, end: u64) -> PyResult<Range<u64>> {
     let a = parse(py, first)?;
     let b = last.map(|l| parse(py, l)).transpose()?;
     let inverted = match (a, b) {
@@ -101,14 +121,13 @@ pub fn range(
         return Err(new_error(
             py,
             "InvalidArgumentError",
-            format!("invalid range {shown}: the end is before the start"),
+            format!(
+                "invalid range {}: the end is before the start",
+                shown(first, last)
+            ),
         ));
     }
-    let from_end = matches!(a, Ln::End(_)) || matches!(b, Some(Ln::End(_)));
-    if from_end && index.damage().is_some() {
-        return Err(unknown_end(py, index, format!("range {shown}")));
-    }
-    let count = index.line_count() as i128;
+    let count = end as i128;
     let at = |l: Ln| match l {
         Ln::Start(n) => n as i128,
         Ln::End(k) => count - k as i128 + 1,
@@ -119,4 +138,13 @@ pub fn range(
         Some(l) => at(l).clamp(start as i128, u64::MAX as i128) as u64,
     };
     Ok(start..end)
+}
+
+/// The 0-based number of line `n` (1-based, or negative from `end`, the
+/// last line's number), without a check that it is present.
+pub fn line_in(py: Python<'_>, n: i64, end: u64) -> PyResult<Option<u64>> {
+    Ok(match parse(py, n)? {
+        Ln::Start(k) => Some(k - 1),
+        Ln::End(k) => end.checked_sub(k),
+    })
 }

@@ -124,3 +124,34 @@ def split_lines(data: bytes) -> list:
     lines = [l + b"\n" for l in data.split(b"\n")]
     lines[-1] = lines[-1][:-1]
     return lines if lines[-1] else lines[:-1]
+
+
+EPOCH = __import__("datetime").datetime(1970, 1, 1, tzinfo=__import__("datetime").timezone.utc)
+
+
+def iso(ns: int) -> str:
+    """``ns`` (nanoseconds since the epoch) as an ISO 8601 stamp with
+    milliseconds and ``Z``, written by Python's ``datetime``."""
+    import datetime
+
+    t = EPOCH + datetime.timedelta(microseconds=ns // 1000)
+    return t.strftime("%Y-%m-%dT%H:%M:%S.") + f"{t.microsecond // 1000:03d}Z"
+
+
+def line_times(lines: list) -> list:
+    """The time of each line as lidx defines it, read by Python's
+    ``datetime``: a line that starts with an ISO 8601 stamp has its time
+    (nanoseconds since the epoch); another line has the last stamp's
+    before it; lines before the first stamp have None."""
+    import datetime
+
+    out, last = [], None
+    for line in lines:
+        head = line[:24].decode("ascii", "replace")
+        try:
+            t = datetime.datetime.fromisoformat(head.replace("Z", "+00:00"))
+            last = (t - EPOCH) // datetime.timedelta(microseconds=1) * 1000
+        except ValueError:
+            pass
+        out.append(last)
+    return out

@@ -10,7 +10,7 @@ from pathlib import Path
 import lidx
 
 STUB = ast.parse((Path(lidx.__file__).parent / "__init__.pyi").read_text())
-RUNTIME_CLASSES = ["Index", "Matches", "Follower", "LineFile"]
+RUNTIME_CLASSES = ["Index", "Matches", "Follower", "LineFile", "Family", "Member", "Merged"]
 
 
 def stub_classes():
@@ -29,13 +29,17 @@ def stub_members(cls: ast.ClassDef) -> set:
 
 def test_declared_names_exist(tmp_path):
     text = tmp_path / "t.log"
-    text.write_bytes(b"a\nb\n")
-    idx = lidx.Index(text)
+    text.write_bytes(b"2026-01-01T00:00:00Z a\n2026-01-01T00:00:01Z b\n")
+    idx = lidx.Index(text, time=True)
+    family = lidx.Family(text)
     instances = {
         "Index": idx,
         "Matches": idx.grep("a"),
         "Follower": idx.follow(),
         "LineFile": idx.open(),
+        "Family": family,
+        "Member": family.members[0],
+        "Merged": lidx.merge([idx]),
     }
     for n in STUB.body:
         if isinstance(n, ast.FunctionDef):
@@ -52,7 +56,7 @@ def test_declared_names_exist(tmp_path):
 
 def test_public_methods_are_declared():
     classes = stub_classes()
-    for name in ["Index", "Matches", "Follower"]:
+    for name in ["Index", "Matches", "Follower", "Family", "Member", "Merged"]:
         runtime = getattr(lidx, name)
         public = {m for m in dir(runtime) if not m.startswith("_")}
         missing = public - stub_members(classes[name])
