@@ -36,8 +36,10 @@ def test_missing_file(tmp_path, lidx_cli):
 
 
 def test_directory(tmp_path, lidx_cli):
+    # `lidx count DIR` walks the directory (as `lidx grep` does); `lines`
+    # takes one file, as an Index does.
     e = raised(lidx.Error, lidx.Index, tmp_path)
-    assert str(e) == cli_error(lidx_cli, "count", tmp_path)
+    assert str(e) == cli_error(lidx_cli, "lines", tmp_path, "1")
 
 
 def test_no_sidecar_without_build(text, gz, lidx_cli):

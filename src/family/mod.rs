@@ -15,8 +15,8 @@
 //! another file, a rotated member that grew, files none of which the
 //! manifest knows (`F-8`).
 //!
-//! This module is not yet part of the documented API of the C ABI and the
-//! Python package; the command line uses it (`-R/--rotated`).
+//! The command line (`-R/--rotated`), the C ABI (`lidx_family_*`) and the
+//! Python package (`lidx.Family`) are faces of it.
 
 mod adopt;
 pub mod discover;
