@@ -124,9 +124,15 @@ pub struct LineAtTimeArgs {
     /// The log file.
     #[arg(value_parser = super::file_arg())]
     file: PathBuf,
-    /// The instant T (see below).
-    #[arg(value_name = "T", allow_hyphen_values = true)]
-    at: String,
+    /// More FILEs, then the instant T (see below). With several FILEs,
+    /// each answer is printed as `path:N` (a file with no line at or
+    /// after T prints nothing).
+    #[arg(
+        value_name = "[FILE...] T",
+        allow_hyphen_values = true,
+        required = true
+    )]
+    rest: Vec<String>,
     /// How stamps are written, for a time index built now (default:
     /// detected); see `lidx lines --help`.
     #[arg(long, value_name = "FORMAT", allow_hyphen_values = true)]
@@ -142,32 +148,66 @@ pub struct LineAtTimeArgs {
 
 pub fn run_line_at_time(mut a: LineAtTimeArgs) -> lidx::Result<Status> {
     a.opts.rotated = a.rotated.on;
+    let at = a.rest.pop().expect("clap requires T");
+    let mut files = vec![a.file.clone()];
+    files.extend(a.rest.iter().map(|f| super::stdin_alias(f.into())));
     let time = TimeArgs {
-        since: Some(a.at.clone()),
+        since: Some(at.clone()),
         until: None,
-        time_format: a.time_format,
-        tz: a.tz,
+        time_format: a.time_format.clone(),
+        tz: a.tz.clone(),
         wanted: false,
     };
-    let (line, end) = if a.opts.rotated {
-        let family = super::family::open(&a.file, &a.opts, &time, false)?;
-        let t = super::family::instant(&family, &a.at)?;
-        (family.line_at_time(t)?, family.end_line())
-    } else {
-        let index = open(&a.file, &a.opts, &time)?;
-        let t = instant(&index, &a.at)?;
-        (index.line_at_time(t)?, index.line_count())
-    };
-    if line >= end {
-        eprintln!(
-            "lidx: {}: no line at or after {}",
-            a.file.display(),
-            a.at.trim()
-        );
-        return Ok(1);
-    }
+    let several = files.len() > 1;
     let mut out = super::stdout();
-    writeln!(out, "{}", line + 1).map_err(|e| Error::io("write", Path::new("<stdout>"), e))?;
+    let w = |e| Error::io("write", Path::new("<stdout>"), e);
+    let (mut found, mut errors) = (false, false);
+    for file in &files {
+        let answer = (|| -> lidx::Result<(u64, u64)> {
+            if a.opts.rotated {
+                let family = super::family::open(file, &a.opts, &time, false)?;
+                let t = super::family::instant(&family, &at)?;
+                Ok((family.line_at_time(t)?, family.end_line()))
+            } else {
+                let index = open(file, &a.opts, &time)?;
+                let t = instant(&index, &at)?;
+                Ok((index.line_at_time(t)?, index.line_count()))
+            }
+        })();
+        let (line, end) = match answer {
+            Ok(a) => a,
+            Err(e) if !several => return Err(e),
+            Err(e) => {
+                super::flush(&mut out)?;
+                super::file_error(file, &e);
+                errors = true;
+                continue;
+            }
+        };
+        if line >= end {
+            if !several {
+                eprintln!(
+                    "lidx: {}: no line at or after {}",
+                    file.display(),
+                    at.trim()
+                );
+            }
+            continue;
+        }
+        found = true;
+        if several {
+            use std::os::unix::ffi::OsStrExt;
+            out.write_all(file.as_os_str().as_bytes()).map_err(w)?;
+            out.write_all(b":").map_err(w)?;
+        }
+        writeln!(out, "{}", line + 1).map_err(w)?;
+    }
     super::flush(&mut out)?;
-    Ok(0)
+    Ok(if errors {
+        2
+    } else if found {
+        0
+    } else {
+        1
+    })
 }

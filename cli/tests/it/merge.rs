@@ -205,6 +205,42 @@ fn merged_lines_and_grep_match_a_python_k_way_merge() {
         );
     }
 
+    // line-at-time over several files: `path:N` each, as Python finds
+    // the first line at or after T (a line's time its stamp's or the
+    // last before it).
+    let t = "2025-11-30T10:07:00Z";
+    let script = r#"
+import re, sys
+from datetime import datetime
+t = datetime.fromisoformat(sys.argv[1].replace('Z', '+00:00')).timestamp()
+stamp = re.compile(r'^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)Z')
+for name in sys.argv[2:]:
+    cur = None
+    for n, l in enumerate(open(name).read().splitlines()):
+        m = stamp.match(l)
+        if m:
+            cur = datetime.fromisoformat(m.group(1) + '+00:00').timestamp()
+        if cur is not None and cur >= t:
+            print(f'{name}:{n + 1}')
+            break
+"#;
+    let py = Command::new("python3")
+        .current_dir(d)
+        .args(["-c", script, t])
+        .args(plain_names)
+        .output()
+        .unwrap();
+    let mut args = vec!["line-at-time", "-q"];
+    args.extend(&files);
+    args.push(t);
+    let o = lidx(d, &args);
+    assert_eq!(
+        o.stdout_str(),
+        rename(String::from_utf8(py.stdout).unwrap()),
+        "{}",
+        o.stderr
+    );
+
     // -I drops the names; in turn (no merge), each file's range.
     let o = lidx(d, &["lines", "-q", "-I", "web.log", "db.log", "2:3"]);
     let web = std::fs::read_to_string(d.join("web.log")).unwrap();
