@@ -79,7 +79,7 @@ pub enum Error {
         /// The sidecar path.
         sidecar: PathBuf,
         /// How the source differs.
-        verdict: crate::Verdict,
+        verdict: crate::format::verdict::Verdict,
     },
     /// The source no longer matches what the index describes (it changed
     /// while open).
@@ -289,7 +289,7 @@ impl fmt::Display for Error {
             Error::Stale {
                 source_path,
                 sidecar,
-                verdict: crate::Verdict::Unverified,
+                verdict: crate::format::verdict::Verdict::Unverified,
             } => write!(
                 f,
                 "{}: the source's modification time differs from the sidecar's record \

@@ -21,6 +21,7 @@ pub mod gzip;
 pub mod node;
 mod superblock;
 pub mod time;
+pub mod verdict;
 pub mod zstd;
 
 pub use superblock::{
