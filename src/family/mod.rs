@@ -19,6 +19,7 @@
 //! Python package (`lidx.Family`) are faces of it.
 
 mod adopt;
+mod concat;
 pub mod discover;
 mod follow;
 

@@ -785,6 +785,25 @@ impl Index {
         Ok(cp.line + self.count_newlines(cp.offset, offset)?)
     }
 
+    /// Every checkpoint, in order (a rotation family read as one index
+    /// gathers its members', `crate::family`).
+    pub(crate) fn checkpoints(&self) -> Result<Vec<Checkpoint>> {
+        self.check_described()?;
+        let mut out = Vec::with_capacity(self.sb.checkpoint_count as usize);
+        for id in self.sb.first_leaf..=self.sb.last_leaf {
+            let page = self.cache.read_uncached(id)?;
+            let view = page.view();
+            if view.kind == format::PageKind::Leaf {
+                out.extend(
+                    view.sorted_entries()
+                        .into_iter()
+                        .map(|(line, offset, _)| Checkpoint { line, offset }),
+                );
+            }
+        }
+        Ok(out)
+    }
+
     /// Where reading can start, in order, as (text offset, file offset)
     /// pairs: a gzip archive's access points (the file offset of the byte
     /// holding the access point's first bit), a zstd seekable archive's

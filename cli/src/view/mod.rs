@@ -85,8 +85,9 @@ pub struct ViewArgs {
     /// viewer toggles it.
     #[arg(short = 'R', long)]
     raw_control_chars: bool,
-    /// Refused for now: the viewer opens one file (a rotation family is
-    /// read with `lidx lines -R FILE 1: | less`).
+    /// FILE is the live file of a rotation family: show its members as
+    /// one log, with their global line numbers (`-R` is less's raw
+    /// control characters here, so the long name only).
     #[arg(long)]
     rotated: bool,
     #[command(flatten)]
@@ -107,6 +108,9 @@ pub enum Msg {
     Opened {
         result: Result<(Arc<Index>, Action, Option<String>), String>,
         took: Duration,
+        /// Added to the line numbers shown (a rotation family's first
+        /// global line; 0 for a file).
+        base: u64,
     },
     /// A block of lines.
     Block {
@@ -165,13 +169,6 @@ fn is_stdin(file: &std::path::Path) -> bool {
 }
 
 pub fn run(a: ViewArgs) -> lidx::Result<Status> {
-    if a.rotated {
-        return Err(lidx::Error::InvalidArgument(format!(
-            "{}: the viewer does not open rotation families yet; read one with `lidx lines -R {} 1: | less`",
-            a.file.display(),
-            a.file.display()
-        )));
-    }
     if !std::io::stdout().is_terminal() {
         return Err(lidx::Error::InvalidArgument(format!(
             "{}: view needs a terminal (to print lines: lidx lines FILE 1:)",
@@ -186,6 +183,14 @@ pub fn run(a: ViewArgs) -> lidx::Result<Status> {
                 "-: standard input is the terminal: pipe something into lidx view -".into(),
             ));
         }
+    } else if a.rotated {
+        if lidx::io::is_url(&a.file) {
+            return Err(lidx::Error::InvalidArgument(format!(
+                "{}: a rotation family is a local directory's files; --rotated does not take a URL",
+                a.file.display()
+            )));
+        }
+        lidx::family::prepare(&a.file)?;
     } else if !lidx::io::is_url(&a.file) {
         // A missing or unreadable file is said before the screen changes.
         std::fs::File::open(&a.file).map_err(|e| lidx::Error::io("open", &a.file, e))?;

@@ -52,6 +52,32 @@ pub fn spawn(file: PathBuf, oo: OpenOptions, tx: Sender<Msg>, cancel: Arc<Atomic
                     .map(|o| (Arc::new(o.index), o.action, o.warning))
                     .map_err(|e| e.to_string()),
                 took: started.elapsed(),
+                base: 0,
+            });
+        })
+        .expect("spawn the open thread");
+}
+
+/// Opens the rotation family of `live` (every member's sidecar built or
+/// refreshed as `oo` allows) and reads its members as one index.
+pub fn spawn_family(live: PathBuf, oo: OpenOptions, tx: Sender<Msg>) {
+    std::thread::Builder::new()
+        .name("lidx-view-open".into())
+        .spawn(move || {
+            let started = Instant::now();
+            let opened = lidx::family::Family::open(&live, &oo, false).and_then(|f| {
+                let base = f.first_line();
+                let f = Arc::new(f);
+                Ok((f.concat(lidx::DEFAULT_CACHE_BYTES)?, base))
+            });
+            let (result, base) = match opened {
+                Ok((index, base)) => (Ok((Arc::new(index), lidx::Action::Opened, None)), base),
+                Err(e) => (Err(e.to_string()), 0),
+            };
+            let _ = tx.send(Msg::Opened {
+                result,
+                took: started.elapsed(),
+                base,
             });
         })
         .expect("spawn the open thread");

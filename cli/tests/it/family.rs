@@ -574,3 +574,67 @@ fn times_across_members() {
     );
     assert_eq!(o.stdout_str(), format!("19:{}29:{}", line(19), line(29)));
 }
+
+/// `lidx view --rotated`: the members read as one, with global numbers
+/// (the oldest member deleted: the first line shown is 1001), `:N` to a
+/// global line across a member boundary, `G` to the end; the rows are
+/// `sed`'s on the whole log written at once.
+#[test]
+fn the_viewer_reads_a_family_in_global_numbers() {
+    use crate::view::{Pane, ROWS, numbered, quits, sed};
+    if !crate::view::tools() || !have_tool("gzip", "the rotation family tests") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let all = crate::view::log(3000);
+    std::fs::write(d.join("all.txt"), &all).unwrap();
+    let lines: Vec<&[u8]> = all.split_inclusive(|&b| b == b'\n').collect();
+    let part = |a: usize, b: usize| lines[a - 1..b].concat();
+    for (name, a, b) in [
+        ("app.log.3", 1, 1000),
+        ("app.log.2", 1001, 2000),
+        ("app.log.1", 2001, 2500),
+        ("app.log", 2501, 3000),
+    ] {
+        std::fs::write(d.join(name), part(a, b)).unwrap();
+    }
+    for n in ["app.log.3", "app.log.2"] {
+        assert!(
+            Command::new("gzip")
+                .arg(d.join(n))
+                .status()
+                .unwrap()
+                .success()
+        );
+    }
+    age(d, &["app.log.3.gz", "app.log.2.gz", "app.log.1", "app.log"]);
+    let o = in_dir(d, &["count", "-R", "-q", "app.log"]);
+    assert_eq!(o.stdout_str(), "3000\n", "{o:?}");
+    std::fs::remove_file(d.join("app.log.3.gz")).unwrap();
+    let Some(p) = Pane::start(d, "--rotated app.log") else {
+        return;
+    };
+    let f = d.join("all.txt");
+    let r = ROWS as u64;
+    p.expect(
+        "first screen",
+        &numbered(&sed(&f, 1001, 1000 + r), 4, ROWS),
+        "lines 1001-1029/3000",
+    );
+    p.text(":2490");
+    p.keys(&["Enter"]);
+    p.expect(
+        ":2490",
+        &numbered(&sed(&f, 2490, 2489 + r), 4, ROWS),
+        "lines 2490-",
+    );
+    p.keys(&["G"]);
+    p.expect(
+        "G",
+        &numbered(&sed(&f, 3001 - r, 3000), 4, ROWS),
+        "lines 2972-3000/3000",
+    );
+    p.keys(&["q"]);
+    quits(&p, 0);
+}

@@ -155,7 +155,7 @@ impl App {
                 let mut spans = Vec::with_capacity(row.segs.len() + 1);
                 if gutter > 0 {
                     let g = if k == 0 {
-                        format!("{:>w$} ", l + 1, w = gutter - 1)
+                        format!("{:>w$} ", self.shown(l), w = gutter - 1)
                     } else {
                         " ".repeat(gutter)
                     };
@@ -294,9 +294,11 @@ impl App {
     fn position(&self, shown: &Shown) -> String {
         let mut s = String::new();
         s.push_str(&self.name);
-        let total = self.line_count();
+        let total = self.line_count() + self.number_base;
         match (shown.first, shown.last) {
-            (Some(a), Some(b)) => s.push_str(&format!(" lines {}-{}", a + 1, b + 1)),
+            (Some(a), Some(b)) => {
+                s.push_str(&format!(" lines {}-{}", self.shown(a), self.shown(b)))
+            }
             _ => s.push_str(" lines -"),
         }
         match &self.index {

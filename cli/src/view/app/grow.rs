@@ -34,6 +34,13 @@ impl App {
             self.message = Some("a remote object cannot be followed".into());
             return;
         }
+        if self.family {
+            self.message = Some(
+                "a rotation family is not followed in the viewer yet (lidx lines -f -R follows it)"
+                    .into(),
+            );
+            return;
+        }
         let stop = Arc::new(AtomicBool::new(false));
         follow::spawn(
             self.file.clone(),

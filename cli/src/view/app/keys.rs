@@ -141,11 +141,11 @@ impl App {
             KeyCode::Char('d') => self.exec(Op::Down(count.unwrap_or(half))),
             KeyCode::Char('u') => self.exec(Op::Up(count.unwrap_or(half))),
             KeyCode::Char('g' | '<') | KeyCode::Home => match count {
-                Some(n) => self.exec(Op::Goto(n.saturating_sub(1), true)),
+                Some(n) => self.exec(Op::Goto(self.entered(n), true)),
                 None => self.exec(Op::Top),
             },
             KeyCode::Char('G' | '>') | KeyCode::End => match count {
-                Some(n) => self.exec(Op::Goto(n.saturating_sub(1), true)),
+                Some(n) => self.exec(Op::Goto(self.entered(n), true)),
                 None => self.exec(Op::Bottom),
             },
             KeyCode::Char('%' | 'p') => self.percent_of(count.unwrap_or(0).min(100), 100),
@@ -174,7 +174,10 @@ impl App {
             ('Z', 'Z') => self.quit = true,
             ('m', c) if c.is_ascii_alphabetic() => {
                 self.marks.insert(c, self.pos);
-                self.message = Some(format!("mark {c} set at line {}", self.pos.line + 1));
+                self.message = Some(format!(
+                    "mark {c} set at line {}",
+                    self.shown(self.pos.line)
+                ));
             }
             ('\'', '\'') => match self.prev {
                 Some(p) => self.exec(Op::To(p)),
@@ -297,7 +300,7 @@ impl App {
                     self.time_of(at.trim());
                 } else if !t.is_empty() {
                     match t.replace(',', "").parse::<u64>() {
-                        Ok(n) => self.exec(Op::Goto(n.saturating_sub(1), true)),
+                        Ok(n) => self.exec(Op::Goto(self.entered(n), true)),
                         Err(_) => self.message = Some(format!("not a line number: {t}")),
                     }
                 }

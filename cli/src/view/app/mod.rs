@@ -100,6 +100,11 @@ struct App {
     timing: Option<std::fs::File>,
     /// Set by the last frame: everything on it was held.
     complete: bool,
+    /// A rotation family (`--rotated`): the index is its members read as
+    /// one, whose line 0 is the family's global line `number_base`.
+    family: bool,
+    /// Added to line numbers shown and taken off those entered.
+    number_base: u64,
 }
 
 /// Runs the viewer until `q`.
@@ -177,6 +182,8 @@ pub fn run(a: ViewArgs) -> lidx::Result<super::Status> {
         key_at: None,
         timing,
         complete: false,
+        family: a.rotated,
+        number_base: 0,
     };
     signals::install(tx.clone()).map_err(|e| term_error(&a.file, e))?;
     let guard = term::Guard::enter().map_err(|e| term_error(&a.file, e))?;
@@ -190,6 +197,8 @@ pub fn run(a: ViewArgs) -> lidx::Result<super::Status> {
         app.pipe = Some(grow::Pipe::default());
         app.name = "(stdin)".into();
         app.file = PathBuf::from("-");
+    } else if a.rotated {
+        open::spawn_family(a.file.clone(), oo, tx.clone());
     } else {
         open::spawn(a.file.clone(), oo, tx.clone(), cancel_build);
     }
@@ -322,11 +331,22 @@ impl App {
         }
     }
 
+    /// The number shown for line `l` (1-based; a family's global number).
+    pub(super) fn shown(&self, l: u64) -> u64 {
+        l + 1 + self.number_base
+    }
+
+    /// The line of number `n` as typed (`:N`, `NG`): below a family's
+    /// oldest line, its first.
+    pub(super) fn entered(&self, n: u64) -> u64 {
+        n.saturating_sub(1).saturating_sub(self.number_base)
+    }
+
     /// The first index is there: to the line asked for, then the keys
     /// that waited for it.
     fn opened(&mut self) {
         if let Some(l) = self.start_line.take() {
-            self.exec(Op::Goto(l, false));
+            self.exec(Op::Goto(l.saturating_sub(self.number_base), false));
         } else {
             self.exec(Op::Settle);
         }
@@ -372,8 +392,9 @@ impl App {
                 }
             }
             Msg::Progress { done, total } => self.build = Some((done, total)),
-            Msg::Opened { result, took } => {
+            Msg::Opened { result, took, base } => {
                 let (index, action, warning) = result.map_err(lidx::Error::InvalidArgument)?;
+                self.number_base = base;
                 self.build = None;
                 self.store.clear();
                 self.rows_cache.clear();

@@ -63,7 +63,7 @@ impl App {
     /// Text columns: the screen less the scrollbar and the line numbers.
     pub(super) fn gutter(&self) -> usize {
         if self.numbers {
-            digits(self.line_count()) + 1
+            digits(self.line_count() + self.number_base) + 1
         } else {
             0
         }

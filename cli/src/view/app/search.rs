@@ -199,7 +199,7 @@ impl App {
         let past = format!(
             "match at byte {} of line {}, past the {} KiB shown",
             thousands(h.byte),
-            thousands(h.line + 1),
+            thousands(self.shown(h.line)),
             LINE_CAP >> 10
         );
         self.message = Some(match self.message.take() {
