@@ -124,15 +124,14 @@ pub struct LineAtTimeArgs {
     /// The log file.
     #[arg(value_parser = super::file_arg())]
     file: PathBuf,
-    /// More FILEs, then the instant T (see below). With several FILEs,
-    /// each answer is printed as `path:N` (a file with no line at or
-    /// after T prints nothing).
-    #[arg(
-        value_name = "[FILE...] T",
-        allow_hyphen_values = true,
-        required = true
-    )]
-    rest: Vec<String>,
+    /// The instant T (see below).
+    #[arg(value_name = "T", allow_hyphen_values = true)]
+    at: String,
+    /// More files, after T (T may start with '-', as -15m, so it comes
+    /// second). With several files, each answer is printed as `path:N`
+    /// (a file with no line at or after T prints nothing).
+    #[arg(value_name = "FILE", value_parser = super::file_arg())]
+    more: Vec<PathBuf>,
     /// How stamps are written, for a time index built now (default:
     /// detected); see `lidx lines --help`.
     #[arg(long, value_name = "FORMAT", allow_hyphen_values = true)]
@@ -148,9 +147,9 @@ pub struct LineAtTimeArgs {
 
 pub fn run_line_at_time(mut a: LineAtTimeArgs) -> lidx::Result<Status> {
     a.opts.rotated = a.rotated.on;
-    let at = a.rest.pop().expect("clap requires T");
+    let at = a.at.clone();
     let mut files = vec![a.file.clone()];
-    files.extend(a.rest.iter().map(|f| super::stdin_alias(f.into())));
+    files.extend(a.more.iter().cloned());
     let time = TimeArgs {
         since: Some(at.clone()),
         until: None,

@@ -205,7 +205,7 @@ fn merged_lines_and_grep_match_a_python_k_way_merge() {
         );
     }
 
-    // line-at-time over several files: `path:N` each, as Python finds
+    // line-at-time FILE T FILE...: `path:N` each, as Python finds
     // the first line at or after T (a line's time its stamp's or the
     // last before it).
     let t = "2025-11-30T10:07:00Z";
@@ -230,9 +230,8 @@ for name in sys.argv[2:]:
         .args(plain_names)
         .output()
         .unwrap();
-    let mut args = vec!["line-at-time", "-q"];
-    args.extend(&files);
-    args.push(t);
+    let mut args = vec!["line-at-time", "-q", files[0], t];
+    args.extend(&files[1..]);
     let o = lidx(d, &args);
     assert_eq!(
         o.stdout_str(),
