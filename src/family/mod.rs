@@ -182,6 +182,15 @@ impl Family {
                 },
             ),
         };
+        if action != FamilyAction::Opened && !opts.refreshes() {
+            // As a sidecar under `--no-build`: nothing is written, and a
+            // numbering not yet recorded is not given out.
+            return Err(family_error(
+                &live,
+                "",
+                "the family's manifest is missing or not up to date with its files, and writing it was not allowed (--no-build)",
+            ));
+        }
         if action != FamilyAction::Opened {
             let m = Manifest {
                 head_window: HEAD_WINDOW,
@@ -504,7 +513,9 @@ fn snapshot(live: &Path, opts: &OpenOptions) -> Result<Vec<Seen>> {
             ));
         }
         let before = listing(&named);
-        adopt::adopt(live, &named);
+        if opts.refreshes() {
+            adopt::adopt(live, &named);
+        }
         let opened = open_all(&named, opts);
         let again = discover::family_files(live)?;
         let moved = again != named || listing(&again) != before;

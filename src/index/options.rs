@@ -114,6 +114,12 @@ impl OpenOptions {
         self
     }
 
+    /// True unless [`OpenOptions::refresh`] forbade writing (a rotation
+    /// family then neither moves sidecars nor writes its manifest).
+    pub(crate) fn refreshes(&self) -> bool {
+        self.refresh
+    }
+
     /// Rebuilds from scratch even if the sidecar is fresh, and overwrites a
     /// damaged or foreign sidecar.
     pub fn force(&mut self, yes: bool) -> &mut OpenOptions {

@@ -400,6 +400,27 @@ fn a_family_is_numbered_once_and_renames_change_nothing() {
     assert_eq!(o.stdout_str(), "11\n");
     let o = in_dir(&d, &["line-at", "-R", "-q", "app.log", "0"]);
     assert_eq!(o.code, 1, "{o:?}");
+    // --no-build: answered from what is recorded, nothing written; with
+    // no manifest, an error (a numbering is not given out unrecorded).
+    let listing = |d: &Path| {
+        let mut v: Vec<_> = std::fs::read_dir(d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        v.sort();
+        v
+    };
+    let before = listing(&d);
+    let o = in_dir(&d, &["lines", "-R", "--no-build", "-q", "app.log", "11"]);
+    assert_eq!(o.stdout_str(), "line 11\n", "{o:?}");
+    assert_eq!(listing(&d), before);
+    let manifest = std::fs::read(d.join("app.log.family.lidx")).unwrap();
+    std::fs::remove_file(d.join("app.log.family.lidx")).unwrap();
+    let o = in_dir(&d, &["lines", "-R", "--no-build", "-q", "app.log", "11"]);
+    assert_eq!(o.code, 2, "{o:?}");
+    assert!(o.stderr.contains("--no-build"), "{}", o.stderr);
+    assert!(!d.join("app.log.family.lidx").exists());
+    std::fs::write(d.join("app.log.family.lidx"), manifest).unwrap();
     // info -R: the members, their global lines and bytes.
     let o = in_dir(&d, &["info", "-R", "--json", "app.log"]);
     let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
