@@ -59,34 +59,62 @@ impl FamilyFollower {
         }
         let mut written = 0;
         let last = family.members().len().saturating_sub(1);
+        let mut buf = crate::index::LineBuf::new();
+        let mut itoa = Vec::new();
         for (i, m) in family.members().iter().enumerate() {
             let lines = m.lines();
             // The live file's last line may still be being written.
             let end = if i == last {
-                m.base_line + m.index.complete_lines()?
+                match m.index.complete_lines() {
+                    Ok(c) => m.base_line + c,
+                    Err(e) if transient(&e) => return Ok(written),
+                    Err(e) => return Err(e),
+                }
             } else {
                 lines.end
             };
-            if end <= self.next {
-                continue;
+            while self.next.max(lines.start) < end {
+                // A batch read whole before it is written: a file
+                // truncated under the read (copytruncate) writes nothing
+                // of the batch, and the next poll takes it again.
+                let start = self.next.max(lines.start);
+                let to = end.min(start + BATCH);
+                let local = start - m.base_line..to - m.base_line;
+                match m.index.read_lines(local, &mut buf) {
+                    Ok(_) => {}
+                    Err(e) if transient(&e) => return Ok(written),
+                    Err(e) => return Err(e),
+                }
+                let w = |e| Error::io("write", Path::new("<stdout>"), e);
+                for k in 0..buf.len() {
+                    if numbered {
+                        itoa.clear();
+                        write!(itoa, "{}:", start + k as u64 + 1).map_err(w)?;
+                        out.write_all(&itoa).map_err(w)?;
+                    }
+                    out.write_all(buf.line_with_terminator(k)).map_err(w)?;
+                }
+                written += buf.len() as u64;
+                self.next = to;
             }
-            let start = self.next.max(lines.start);
-            let local = start - m.base_line..end - m.base_line;
-            written +=
-                m.index
-                    .write_lines_labelled(local, b"", numbered.then_some(start + 1), out)?;
-            self.next = end;
         }
         Ok(written)
     }
 }
 
+/// Lines read and written at a time.
+const BATCH: u64 = 4096;
+
 /// Errors of a rotation caught half-way: a file renamed or removed
-/// between its listing and its open, an archive not yet complete.
+/// between its listing and its open, an archive not yet complete, a file
+/// truncated while it was read (copytruncate).
 fn transient(e: &Error) -> bool {
     match e {
-        Error::Io { source, .. } => source.kind() == std::io::ErrorKind::NotFound,
-        Error::CorruptSource { .. } | Error::Damaged { .. } => true,
+        Error::Io { source, .. } => matches!(
+            source.kind(),
+            std::io::ErrorKind::NotFound | std::io::ErrorKind::UnexpectedEof
+        ),
+        Error::CorruptSource { .. } | Error::Damaged { .. } | Error::SourceChanged { .. } => true,
         _ => false,
     }
 }
