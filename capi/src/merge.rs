@@ -69,38 +69,31 @@ fn parts<'a>(s: &lidx_merge_source, i: usize) -> Result<Vec<Part<'a>>, Fail> {
     // SAFETY (both): the caller's contract: each is NULL or a live handle
     // for the duration of the call, which outlives the parts.
     let (index, family) = unsafe { (s.index.as_ref(), s.family.as_ref()) };
-    let members: Vec<(&'a lidx_core::Index, u64, u64)> = match (index, family) {
-        (Some(h), None) => vec![(&*h.index, 0, 0)],
-        (None, Some(f)) => f
-            .family()
-            .members()
-            .iter()
-            .map(|m| (&m.index, m.base_line, m.base_byte))
-            .collect(),
+    let parts = match (index, family) {
+        (Some(h), None) => vec![Part {
+            index: &h.index,
+            base: 0,
+            byte_base: 0,
+            lines: want,
+        }],
+        (None, Some(f)) => f.family().parts(want),
         _ => {
             return Err(Fail::invalid(format!(
                 "sources[{i}] must have exactly one of index and family"
             )));
         }
     };
-    let mut parts = Vec::new();
-    for (index, base, byte_base) in members {
-        if !index.has_time_index() {
-            return Err(Fail::invalid(format!(
-                "sources[{i}]: {}: its sidecar has no time index (open it with LIDX_OPEN_TIME)",
-                index.source_path().display()
-            )));
-        }
-        let own = base..base + index.line_count();
-        let (s, e) = (want.start.max(own.start), want.end.min(own.end));
-        if s < e {
-            parts.push(Part {
-                index,
-                base,
-                byte_base,
-                lines: s - base..e - base,
-            });
-        }
+    // Every index of the source has a time index, those out of range too.
+    let all: Vec<&lidx_core::Index> = match (index, family) {
+        (Some(h), _) => vec![&*h.index],
+        (_, Some(f)) => f.family().members().iter().map(|m| &m.index).collect(),
+        _ => Vec::new(),
+    };
+    if let Some(index) = all.iter().find(|x| !x.has_time_index()) {
+        return Err(Fail::invalid(format!(
+            "sources[{i}]: {}: its sidecar has no time index (open it with LIDX_OPEN_TIME)",
+            index.source_path().display()
+        )));
     }
     Ok(parts)
 }

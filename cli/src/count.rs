@@ -72,13 +72,7 @@ pub fn run(mut a: CountArgs) -> lidx::Result<Status> {
         }
     }
     super::flush(&mut out)?;
-    Ok(if errors {
-        2
-    } else if counted {
-        0
-    } else {
-        1
-    })
+    Ok(super::status(errors, counted))
 }
 
 /// `lidx count -R LIVE...`: the lines each family's members hold now.
@@ -88,11 +82,7 @@ fn count_families(a: &CountArgs) -> lidx::Result<Status> {
     let w = |e| lidx::Error::io("write", Path::new("<stdout>"), e);
     for live in &a.files {
         let family = super::family::open(live, &a.opts, &Default::default(), false)?;
-        if named {
-            use std::os::unix::ffi::OsStrExt;
-            out.write_all(live.as_os_str().as_bytes()).map_err(w)?;
-            out.write_all(b":").map_err(w)?;
-        }
+        out.write_all(&super::name_prefix(live, named)).map_err(w)?;
         writeln!(out, "{}", family.line_count()).map_err(w)?;
     }
     super::flush(&mut out)?;
@@ -106,10 +96,6 @@ fn write_count(out: &mut impl Write, file: &Path, named: bool, q: &QueryOpts) ->
         return Err(e); // the full count is unknown
     }
     let w = |e| lidx::Error::io("write", Path::new("<stdout>"), e);
-    if named {
-        use std::os::unix::ffi::OsStrExt;
-        out.write_all(file.as_os_str().as_bytes()).map_err(w)?;
-        out.write_all(b":").map_err(w)?;
-    }
+    out.write_all(&super::name_prefix(file, named)).map_err(w)?;
     writeln!(out, "{}", index.line_count()).map_err(w)
 }

@@ -281,6 +281,30 @@ pub fn file_error(file: &Path, e: &Error) {
     }
 }
 
+/// `path:`, the name before a file's answer when a command answers for
+/// several files (as `grep -H` prints it); empty when `named` is false.
+pub fn name_prefix(path: &Path, named: bool) -> Vec<u8> {
+    use std::os::unix::ffi::OsStrExt;
+    let mut v = Vec::new();
+    if named {
+        v.extend_from_slice(path.as_os_str().as_bytes());
+        v.push(b':');
+    }
+    v
+}
+
+/// The exit status of a command over several files: 2 when one failed,
+/// else 0 when something was found, else 1.
+pub fn status(failed: bool, found: bool) -> Status {
+    if failed {
+        2
+    } else if found {
+        0
+    } else {
+        1
+    }
+}
+
 /// Prints what opening did, if it did anything.
 pub fn note_action(file: &Path, index: &Index, action: Action, took: std::time::Duration) {
     let what = match action {

@@ -59,30 +59,18 @@ impl Log {
     /// The parts that hold the lines `ranges` (sorted, in this log's
     /// numbers).
     pub fn parts(&self, ranges: &[Range<u64>]) -> Vec<Part<'_>> {
-        let members: Vec<(&Index, u64, u64)> = match self {
-            Log::File(i) => vec![(&**i, 0, 0)],
-            Log::Family(f) => f
-                .members()
-                .iter()
-                .map(|m| (&m.index, m.base_line, m.base_byte))
-                .collect(),
-        };
-        let mut parts = Vec::new();
-        for r in ranges {
-            for &(index, base, byte_base) in &members {
-                let own = base..base + index.line_count();
-                let (s, e) = (r.start.max(own.start), r.end.min(own.end));
-                if s < e {
-                    parts.push(Part {
-                        index,
-                        base,
-                        byte_base,
-                        lines: s - base..e - base,
-                    });
-                }
-            }
-        }
-        parts
+        ranges
+            .iter()
+            .flat_map(|r| match self {
+                Log::File(i) => vec![Part {
+                    index: i,
+                    base: 0,
+                    byte_base: 0,
+                    lines: r.clone(),
+                }],
+                Log::Family(f) => f.parts(r.clone()),
+            })
+            .collect()
     }
 }
 
@@ -152,15 +140,7 @@ pub fn run(r: &Request<'_>) -> lidx::Result<Status> {
         .collect::<lidx::Result<Vec<_>>>()?;
     let prefixes: Vec<Vec<u8>> = logs
         .iter()
-        .map(|(p, _)| {
-            use std::os::unix::ffi::OsStrExt;
-            let mut v = Vec::new();
-            if r.names {
-                v.extend_from_slice(p.as_os_str().as_bytes());
-                v.push(b':');
-            }
-            v
-        })
+        .map(|(p, _)| super::name_prefix(p, r.names))
         .collect();
     let mut out = super::stdout();
     let inputs: Vec<Input<'_>> = logs
@@ -193,11 +173,5 @@ pub fn run(r: &Request<'_>) -> lidx::Result<Status> {
         each_line(&inputs, &mut print)?
     };
     super::flush(&mut out)?;
-    Ok(if errors {
-        2
-    } else if printed > 0 {
-        0
-    } else {
-        1
-    })
+    Ok(super::status(errors, printed > 0))
 }

@@ -16,7 +16,7 @@
 
 use clap::Args;
 use lidx::Error;
-use lidx::ingest::sniff::{SAMPLE_LEN, Sniffed, sniff};
+use lidx::ingest::sniff::{Format, SAMPLE_LEN, Sniffed, classify};
 use lidx::io::ReadAt;
 use std::path::{Path, PathBuf};
 
@@ -313,15 +313,17 @@ pub fn skipped(path: &Path, binary: bool) -> bool {
     let Ok(src) = lidx::io::FileSource::open(path) else {
         return false;
     };
-    match sniff(&src) {
-        Ok(Sniffed::Gzip | Sniffed::ZstdSeekable) | Err(_) => false,
-        Ok(Sniffed::Compressed(_)) => true,
-        Ok(Sniffed::Plain(_)) if binary => false,
-        Ok(Sniffed::Plain(_)) => {
-            let mut head = vec![0u8; SAMPLE_LEN.min(src.len() as usize)];
-            let n = src.read_full_at(&mut head, 0).unwrap_or(0);
-            memchr::memchr(0, &head[..n]).is_some()
-        }
+    // The first bytes, read once: what `sniff` looks at, and the NUL test.
+    let mut head = vec![0u8; SAMPLE_LEN.min(src.len() as usize)];
+    let Ok(n) = src.read_full_at(&mut head, 0) else {
+        return false;
+    };
+    let head = &head[..n];
+    match classify(head, (n as u64) < src.len()) {
+        Sniffed::Gzip | Sniffed::ZstdSeekable => false,
+        Sniffed::Compressed(Format::Zstd) => !lidx::zstd::is_seekable(&src).unwrap_or(true),
+        Sniffed::Compressed(_) => true,
+        Sniffed::Plain(_) => !binary && memchr::memchr(0, head).is_some(),
     }
 }
 

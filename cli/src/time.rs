@@ -194,19 +194,10 @@ pub fn run_line_at_time(mut a: LineAtTimeArgs) -> lidx::Result<Status> {
             continue;
         }
         found = true;
-        if several {
-            use std::os::unix::ffi::OsStrExt;
-            out.write_all(file.as_os_str().as_bytes()).map_err(w)?;
-            out.write_all(b":").map_err(w)?;
-        }
+        out.write_all(&super::name_prefix(file, several))
+            .map_err(w)?;
         writeln!(out, "{}", line + 1).map_err(w)?;
     }
     super::flush(&mut out)?;
-    Ok(if errors {
-        2
-    } else if found {
-        0
-    } else {
-        1
-    })
+    Ok(super::status(errors, found))
 }

@@ -28,6 +28,7 @@ pub use follow::FamilyFollower;
 use crate::error::{Error, Result};
 use crate::format::family::{HEAD_WINDOW, Manifest, MemberRecord};
 use crate::index::{Index, OpenOptions};
+use crate::merge::Part;
 use std::io::Write;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -317,17 +318,30 @@ impl Family {
         out: &mut dyn Write,
     ) -> Result<u64> {
         let mut written = 0;
-        for m in &self.members {
-            let r = m.lines();
-            let (s, e) = (lines.start.max(r.start), lines.end.min(r.end));
-            if s >= e {
-                continue;
-            }
-            let local = s - m.base_line..e - m.base_line;
-            let number = numbered.then_some(s + 1);
-            written += m.index.write_lines_labelled(local, b"", number, out)?;
+        for p in self.parts(lines) {
+            let number = numbered.then_some(p.base + p.lines.start + 1);
+            written += p.index.write_lines_labelled(p.lines, b"", number, out)?;
         }
         Ok(written)
+    }
+
+    /// The members that hold some of the global lines `lines`, oldest
+    /// first, each as a [`Part`]: its index, its bases, and the lines it
+    /// holds of them in its own numbers.
+    pub fn parts(&self, lines: Range<u64>) -> Vec<Part<'_>> {
+        self.members
+            .iter()
+            .filter_map(|m| {
+                let own = m.lines();
+                let (s, e) = (lines.start.max(own.start), lines.end.min(own.end));
+                (s < e).then(|| Part {
+                    index: &m.index,
+                    base: m.base_line,
+                    byte_base: m.base_byte,
+                    lines: s - m.base_line..e - m.base_line,
+                })
+            })
+            .collect()
     }
 
     /// Reads the global lines `lines` (those present) into `buf`, back to

@@ -824,19 +824,11 @@ impl Index {
                 .map(|i| aps.record(i).map(|r| (r.uncomp, r.comp_bit / 8)))
                 .collect();
         }
-        let mut out = Vec::with_capacity(self.sb.checkpoint_count as usize);
-        for id in self.sb.first_leaf..=self.sb.last_leaf {
-            let page = self.cache.read_uncached(id)?;
-            let view = page.view();
-            if view.kind == format::PageKind::Leaf {
-                out.extend(
-                    view.sorted_entries()
-                        .into_iter()
-                        .map(|(_, off, _)| (off, off)),
-                );
-            }
-        }
-        Ok(out)
+        Ok(self
+            .checkpoints()?
+            .into_iter()
+            .map(|c| (c.offset, c.offset))
+            .collect())
     }
 
     /// Checks the sidecar: every page CRC, the tree structure, and the

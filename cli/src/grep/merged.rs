@@ -140,11 +140,9 @@ pub fn run(plan: &Plan, files: &[PathBuf], time: &TimeArgs) -> lidx::Result<supe
         run.after(plan, &name, f, &mut out).map_err(out_err)?;
     }
     crate::flush(&mut out)?;
-    Ok(if errors && !(plan.quiet && run.matched) {
-        2
-    } else if run.matched {
-        0
-    } else {
-        1
-    })
+    // As ripgrep: -q with a match answers, whatever failed.
+    Ok(crate::status(
+        errors && !(plan.quiet && run.matched),
+        run.matched,
+    ))
 }

@@ -512,6 +512,7 @@ pub fn run(a: GrepArgs) -> lidx::Result<Status> {
     }
     let mut out = super::stdout();
     let mut run = print::Run::default();
+    let mut errors = false;
     if let [one] = &targets.list[..]
         && !targets.several
     {
@@ -519,7 +520,7 @@ pub fn run(a: GrepArgs) -> lidx::Result<Status> {
         run.file(&plan, &one.path, &mut out)?;
     } else {
         let files = searchable(&targets, &a.walk);
-        let mut errors = targets.errors || nothing_searched(&targets);
+        errors = targets.errors || nothing_searched(&targets);
         crate::prepare::sidecars(&files, &plan.query, &plan.time, plan.threads);
         for file in files {
             match run.file(&plan, file, &mut out) {
@@ -539,15 +540,14 @@ pub fn run(a: GrepArgs) -> lidx::Result<Status> {
                 break;
             }
         }
-        if errors && !(plan.quiet && run.matched) {
-            run.finish(&plan, started, &mut out)?;
-            super::flush(&mut out)?;
-            return Ok(2);
-        }
     }
     run.finish(&plan, started, &mut out)?;
     super::flush(&mut out)?;
-    Ok(if run.matched { 0 } else { 1 })
+    // As ripgrep: -q with a match answers, whatever failed.
+    Ok(crate::status(
+        errors && !(plan.quiet && run.matched),
+        run.matched,
+    ))
 }
 
 /// `lidx grep -R PATTERN LIVE...`: each rotation family searched as one
@@ -586,13 +586,10 @@ fn families(
     }
     run.finish(&plan, started, &mut out)?;
     super::flush(&mut out)?;
-    Ok(if errors && !(plan.quiet && run.matched) {
-        2
-    } else if run.matched {
-        0
-    } else {
-        1
-    })
+    Ok(crate::status(
+        errors && !(plan.quiet && run.matched),
+        run.matched,
+    ))
 }
 
 /// The path as ripgrep prints it (the argument as given), `/` replaced by
