@@ -90,6 +90,7 @@ mod index;
 #[doc(hidden)]
 pub mod ingest;
 pub mod io;
+pub mod join;
 pub mod merge;
 pub mod search;
 pub mod time;

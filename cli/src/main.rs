@@ -88,7 +88,7 @@ enum Command {
 }
 
 /// Options shared by the query subcommands.
-#[derive(Debug, Args)]
+#[derive(Debug, Args, Clone)]
 pub struct QueryOpts {
     /// Sidecar path (default: FILE.lidx, or the user cache directory when
     /// FILE's directory is not writable).

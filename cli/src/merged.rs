@@ -12,9 +12,9 @@
 use super::range::LineRange;
 use super::time::TimeArgs;
 use super::{QueryOpts, Status};
-use lidx::family::Family;
-use lidx::merge::{Input, MergedLine, Part, each_line, merge_by_time};
-use lidx::{Error, Index};
+use lidx::Error;
+pub use lidx::join::Log;
+use lidx::merge::{Input, MergedLine, each_line, merge_by_time};
 use std::io::Write;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -33,44 +33,11 @@ pub struct Request<'a> {
     pub opts: &'a QueryOpts,
 }
 
-/// One log: a file's index, or a rotation family.
-pub enum Log {
-    File(Box<Index>),
-    Family(Family),
-}
-
-impl Log {
-    /// The first and just-past-last line numbers (global for a family).
-    pub fn lines(&self) -> Range<u64> {
-        match self {
-            Log::File(i) => 0..i.line_count(),
-            Log::Family(f) => f.first_line()..f.end_line(),
-        }
-    }
-
-    /// The lines of `--since`/`--until`, if given.
-    pub fn time_range(&self, time: &TimeArgs) -> lidx::Result<Option<Range<u64>>> {
-        match self {
-            Log::File(i) => time.range(i),
-            Log::Family(f) => super::family::time_range(f, time),
-        }
-    }
-
-    /// The parts that hold the lines `ranges` (sorted, in this log's
-    /// numbers).
-    pub fn parts(&self, ranges: &[Range<u64>]) -> Vec<Part<'_>> {
-        ranges
-            .iter()
-            .flat_map(|r| match self {
-                Log::File(i) => vec![Part {
-                    index: i,
-                    base: 0,
-                    byte_base: 0,
-                    lines: r.clone(),
-                }],
-                Log::Family(f) => f.parts(r.clone()),
-            })
-            .collect()
+/// The lines of a log's `--since`/`--until`, if given.
+pub fn time_range(log: &Log, time: &TimeArgs) -> lidx::Result<Option<Range<u64>>> {
+    match log {
+        Log::File(i) => time.range(i),
+        Log::Family(f) => super::family::time_range(f, time),
     }
 }
 
@@ -114,7 +81,7 @@ pub fn chosen(log: &Log, specs: &[LineRange], time: &TimeArgs) -> lidx::Result<V
             })
             .collect()
     };
-    if let Some(t) = log.time_range(time)? {
+    if let Some(t) = time_range(log, time)? {
         for g in &mut ranges {
             *g = g.start.max(t.start)..g.end.min(t.end);
         }

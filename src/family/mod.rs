@@ -19,7 +19,6 @@
 //! Python package (`lidx.Family`) are faces of it.
 
 mod adopt;
-mod concat;
 pub mod discover;
 mod follow;
 

@@ -1,9 +1,12 @@
 //! Following a growing file (`F`, as in `less`): a thread polls a
 //! `lidx::Follower` (which extends the sidecar over the new bytes, and
 //! notices truncation and rotation as `lidx lines -f` does) and hands each
-//! fresh index to the UI.
+//! fresh index to the UI. Several logs shown one after the other (a
+//! rotation family among them) are followed by opening and joining them
+//! again when one of their files changed.
 
 use super::Msg;
+use lidx::join::{Joined, Log, Order};
 use lidx::{Follower, Index, OpenOptions};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -57,4 +60,91 @@ pub fn spawn(
             }
         })
         .expect("spawn the follow thread");
+}
+
+/// What the files of a collection look like: each one's name, size and
+/// modification time (a family's every member's), to poll cheaply.
+fn looks(files: &[PathBuf], rotated: bool) -> Vec<(PathBuf, u64, Option<std::time::SystemTime>)> {
+    let mut out = Vec::new();
+    for f in files {
+        let members = if rotated {
+            lidx::family::discover::family_files(f)
+                .map(|n| n.into_iter().map(|n| n.path).collect())
+                .unwrap_or_default()
+        } else {
+            vec![f.clone()]
+        };
+        for p in members {
+            let m = std::fs::metadata(&p).ok();
+            out.push((
+                p,
+                m.as_ref().map_or(0, |m| m.len()),
+                m.and_then(|m| m.modified().ok()),
+            ));
+        }
+    }
+    out
+}
+
+/// Follows a collection shown one log after the other: when one of its
+/// files changes, the logs are opened again (sidecars extended, a
+/// family's rotations taken in) and joined; each new whole is handed to
+/// the UI.
+pub fn spawn_joined(
+    files: Vec<PathBuf>,
+    rotated: bool,
+    oo: OpenOptions,
+    cache_bytes: usize,
+    tx: Sender<Msg>,
+    stop: Arc<AtomicBool>,
+) {
+    std::thread::Builder::new()
+        .name("lidx-view-follow".into())
+        .spawn(move || {
+            let mut seen = looks(&files, rotated);
+            while !stop.load(Ordering::SeqCst) {
+                std::thread::sleep(POLL);
+                let now = looks(&files, rotated);
+                if now == seen {
+                    continue;
+                }
+                let joined = rejoin(&files, rotated, &oo, cache_bytes);
+                if joined.is_ok() {
+                    seen = now;
+                }
+                let failed = joined.is_err();
+                if stop.load(Ordering::SeqCst)
+                    || tx
+                        .send(Msg::Rejoined(joined.map_err(|e| e.to_string())))
+                        .is_err()
+                {
+                    return;
+                }
+                if failed {
+                    // Caught in the middle of a rotation, maybe: a while,
+                    // then again.
+                    std::thread::sleep(POLL * 10);
+                }
+            }
+        })
+        .expect("spawn the follow thread");
+}
+
+/// The logs of `files` opened again and joined one after the other.
+fn rejoin(
+    files: &[PathBuf],
+    rotated: bool,
+    oo: &OpenOptions,
+    cache_bytes: usize,
+) -> lidx::Result<Arc<Joined>> {
+    let mut logs = Vec::with_capacity(files.len());
+    for f in files {
+        logs.push(if rotated {
+            lidx::family::prepare(f)?;
+            Log::Family(lidx::family::Family::open(f, oo, false)?)
+        } else {
+            Log::File(Box::new(oo.open(f)?.index))
+        });
+    }
+    Joined::new(logs, None, Order::Concat, cache_bytes, &mut |_, _| true).map(Arc::new)
 }

@@ -42,6 +42,7 @@ mod spool;
 mod store;
 mod term;
 
+use super::time::TimeArgs;
 use super::{QueryOpts, Status};
 use clap::Args;
 use lidx::{Action, FollowEvent, Index};
@@ -53,9 +54,11 @@ use std::time::{Duration, Instant};
 /// Arguments of `lidx view`.
 #[derive(Debug, Args)]
 pub struct ViewArgs {
-    /// The text file or gzip archive (or URL).
-    #[arg(value_parser = super::file_arg())]
-    file: PathBuf,
+    /// The text file or gzip archive (or URL); with several, they are
+    /// shown as one: one after the other, or interleaved by time with
+    /// `--merge`, each line's file named in the gutter.
+    #[arg(value_name = "FILE", required = true, num_args = 1.., value_parser = super::file_arg())]
+    files: Vec<PathBuf>,
     /// Start at this 1-based line.
     #[arg(long, value_name = "N")]
     line: Option<u64>,
@@ -90,8 +93,27 @@ pub struct ViewArgs {
     /// control characters here, so the long name only).
     #[arg(long)]
     rotated: bool,
+    /// Interleave the FILEs' lines by time, through their time indexes
+    /// (built when missing), as `lidx lines --merge` does.
+    #[arg(long)]
+    merge: bool,
+    #[command(flatten)]
+    time: TimeArgs,
     #[command(flatten)]
     opts: QueryOpts,
+    /// The first FILE.
+    #[arg(skip)]
+    file: PathBuf,
+}
+
+/// Several logs shown as one (several FILEs, `--rotated`, `--merge`,
+/// `--since`/`--until`): opened before the screen, joined behind it.
+pub struct Collection {
+    pub logs: Vec<lidx::join::Log>,
+    pub windows: Vec<std::ops::Range<u64>>,
+    pub order: lidx::join::Order,
+    /// The FILEs, as given.
+    pub files: Vec<PathBuf>,
 }
 
 /// What the other threads tell the UI thread.
@@ -108,9 +130,8 @@ pub enum Msg {
     Opened {
         result: Result<(Arc<Index>, Action, Option<String>), String>,
         took: Duration,
-        /// Added to the line numbers shown (a rotation family's first
-        /// global line; 0 for a file).
-        base: u64,
+        /// Several logs shown as one: the index is theirs.
+        joined: Option<Arc<lidx::join::Joined>>,
     },
     /// A block of lines.
     Block {
@@ -138,6 +159,8 @@ pub enum Msg {
     },
     /// The followed file changed.
     Followed(Result<(FollowEvent, Option<Arc<Index>>), String>),
+    /// The followed logs changed: joined again.
+    Rejoined(Result<Arc<lidx::join::Joined>, String>),
     /// A signal was caught ([`signals`]).
     Signal(i32),
     /// The index of standard input's spool as it grew, with its complete
@@ -168,32 +191,86 @@ fn is_stdin(file: &std::path::Path) -> bool {
     file == std::path::Path::new("/dev/stdin")
 }
 
-pub fn run(a: ViewArgs) -> lidx::Result<Status> {
+pub fn run(mut a: ViewArgs) -> lidx::Result<Status> {
+    a.file = a.files[0].clone();
     if !std::io::stdout().is_terminal() {
         return Err(lidx::Error::InvalidArgument(format!(
             "{}: view needs a terminal (to print lines: lidx lines FILE 1:)",
             a.file.display()
         )));
     }
+    let several = a.files.len() > 1 || a.rotated || a.merge || a.time.selects();
     // Keys are read from the terminal: standard input, or /dev/tty when
     // standard input is a pipe or a file (crossterm opens it).
+    if several {
+        let collection = collect(&a)?;
+        return app::run(a, Some(collection));
+    }
     if is_stdin(&a.file) {
         if std::io::stdin().is_terminal() {
             return Err(lidx::Error::InvalidArgument(
                 "-: standard input is the terminal: pipe something into lidx view -".into(),
             ));
         }
-    } else if a.rotated {
-        if lidx::io::is_url(&a.file) {
-            return Err(lidx::Error::InvalidArgument(format!(
-                "{}: a rotation family is a local directory's files; --rotated does not take a URL",
-                a.file.display()
-            )));
-        }
-        lidx::family::prepare(&a.file)?;
     } else if !lidx::io::is_url(&a.file) {
         // A missing or unreadable file is said before the screen changes.
         std::fs::File::open(&a.file).map_err(|e| lidx::Error::io("open", &a.file, e))?;
     }
-    app::run(a)
+    app::run(a, None)
+}
+
+/// Opens the logs of a collection (building what they lack, with the
+/// command line's progress bar), before the screen changes: the first
+/// that fails is the error.
+fn collect(a: &ViewArgs) -> lidx::Result<Collection> {
+    if let Some(f) = a.files.iter().find(|f| is_stdin(f)) {
+        return Err(lidx::Error::InvalidArgument(format!(
+            "{}: standard input is shown alone (lidx view -)",
+            f.display()
+        )));
+    }
+    if a.files.len() > 1 && a.opts.index.is_some() {
+        return Err(lidx::Error::InvalidArgument(
+            "--index names the sidecar of one file, not of several".into(),
+        ));
+    }
+    let time = TimeArgs {
+        wanted: a.time.wanted || a.merge,
+        ..a.time.clone()
+    };
+    let q = QueryOpts {
+        rotated: a.rotated,
+        ..a.opts.clone()
+    };
+    if !a.rotated && a.files.len() > 1 && !q.no_build {
+        let refs: Vec<&std::path::Path> = a.files.iter().map(|p| p.as_path()).collect();
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        super::prepare::sidecars(&refs, &q, &time, threads);
+    }
+    let mut logs = Vec::with_capacity(a.files.len());
+    let mut windows = Vec::with_capacity(a.files.len());
+    for file in &a.files {
+        let log = if a.rotated {
+            lidx::join::Log::Family(super::family::open(file, &q, &time, false)?)
+        } else {
+            lidx::join::Log::File(Box::new(super::time::open(file, &q, &time)?))
+        };
+        let all = log.lines();
+        let w = match super::merged::time_range(&log, &time)? {
+            Some(t) => t.start.max(all.start)..t.end.min(all.end).max(t.start.max(all.start)),
+            None => all,
+        };
+        windows.push(w);
+        logs.push(log);
+    }
+    Ok(Collection {
+        logs,
+        windows,
+        order: if a.merge {
+            lidx::join::Order::Time
+        } else {
+            lidx::join::Order::Concat
+        },
+        files: a.files.clone(),
+    })
 }

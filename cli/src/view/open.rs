@@ -4,8 +4,9 @@
 //! the sidecar with its progress reported to the UI; quitting cancels the
 //! build (nothing is written).
 
-use super::Msg;
+use super::{Collection, Msg};
 use lidx::OpenOptions;
+use lidx::join::Joined;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -52,32 +53,50 @@ pub fn spawn(file: PathBuf, oo: OpenOptions, tx: Sender<Msg>, cancel: Arc<Atomic
                     .map(|o| (Arc::new(o.index), o.action, o.warning))
                     .map_err(|e| e.to_string()),
                 took: started.elapsed(),
-                base: 0,
+                joined: None,
             });
         })
         .expect("spawn the open thread");
 }
 
-/// Opens the rotation family of `live` (every member's sidecar built or
-/// refreshed as `oo` allows) and reads its members as one index.
-pub fn spawn_family(live: PathBuf, oo: OpenOptions, tx: Sender<Msg>) {
+/// Joins the logs of `c` (their sidecars are open already): a merge by
+/// time reads them once, its progress reported; quitting cancels it.
+pub fn spawn_joined(c: Collection, cache_bytes: usize, tx: Sender<Msg>, cancel: Arc<AtomicBool>) {
     std::thread::Builder::new()
         .name("lidx-view-open".into())
         .spawn(move || {
             let started = Instant::now();
-            let opened = lidx::family::Family::open(&live, &oo, false).and_then(|f| {
-                let base = f.first_line();
-                let f = Arc::new(f);
-                Ok((f.concat(lidx::DEFAULT_CACHE_BYTES)?, base))
-            });
-            let (result, base) = match opened {
-                Ok((index, base)) => (Ok((Arc::new(index), lidx::Action::Opened, None)), base),
-                Err(e) => (Err(e.to_string()), 0),
+            let mut last = Instant::now();
+            let joined = Joined::new(
+                c.logs,
+                Some(c.windows),
+                c.order,
+                cache_bytes,
+                &mut |done, total| {
+                    if cancel.load(Ordering::SeqCst) {
+                        return false;
+                    }
+                    if last.elapsed() >= Duration::from_millis(50) {
+                        last = Instant::now();
+                        let _ = tx.send(Msg::Progress { done, total });
+                    }
+                    true
+                },
+            );
+            let (result, joined) = match joined {
+                Ok(j) => {
+                    let j = Arc::new(j);
+                    (
+                        Ok((Arc::clone(j.index()), lidx::Action::Opened, None)),
+                        Some(j),
+                    )
+                }
+                Err(e) => (Err(e.to_string()), None),
             };
             let _ = tx.send(Msg::Opened {
                 result,
                 took: started.elapsed(),
-                base,
+                joined,
             });
         })
         .expect("spawn the open thread");

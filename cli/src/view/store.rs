@@ -129,6 +129,12 @@ enum Job {
     /// The first line at or after time `at` (`:@T`), through the time
     /// index.
     LocateTime { at: String, token: u64 },
+    /// The same over several logs shown as one, through each one's.
+    LocateJoinedTime {
+        joined: Arc<lidx::join::Joined>,
+        at: String,
+        token: u64,
+    },
 }
 
 struct Request {
@@ -236,6 +242,19 @@ impl Store {
             epoch: self.epoch,
             index: Arc::clone(index),
             job: Job::LocateTime { at, token },
+        });
+    }
+
+    /// [`Self::locate_time`] over several logs shown as one.
+    pub fn locate_joined_time(&mut self, joined: &Arc<lidx::join::Joined>, at: String, token: u64) {
+        let _ = self.tx.send(Request {
+            epoch: self.epoch,
+            index: Arc::clone(joined.index()),
+            job: Job::LocateJoinedTime {
+                joined: Arc::clone(joined),
+                at,
+                token,
+            },
         });
     }
 
@@ -349,6 +368,23 @@ fn reader(rx: Receiver<Request>, reply: Sender<Msg>) {
                             Err(format!("no line at or after {}", at.trim()))
                         }
                     });
+                Msg::Located {
+                    epoch: r.epoch,
+                    token,
+                    line,
+                }
+            }
+            Job::LocateJoinedTime { joined, at, token } => {
+                let zone = joined.logs().iter().find_map(|l| l.timed_index());
+                let line = match zone {
+                    None => Err("no time index".to_string()),
+                    Some(i) => crate::time::instant(i, &at)
+                        .and_then(|t| joined.line_at_time(t))
+                        .map_err(|e| e.to_string())
+                        .and_then(|l| {
+                            l.ok_or_else(|| format!("no line at or after {}", at.trim()))
+                        }),
+                };
                 Msg::Located {
                     epoch: r.epoch,
                     token,

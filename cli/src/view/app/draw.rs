@@ -154,12 +154,13 @@ impl App {
                 }
                 let mut spans = Vec::with_capacity(row.segs.len() + 1);
                 if gutter > 0 {
-                    let g = if k == 0 {
-                        format!("{:>w$} ", self.shown(l), w = gutter - 1)
+                    if k == 0 {
+                        for (t, style) in self.gutter_of(l, dim) {
+                            spans.push(Span::styled(t, style));
+                        }
                     } else {
-                        " ".repeat(gutter)
-                    };
-                    spans.push(Span::styled(g, dim));
+                        spans.push(Span::styled(" ".repeat(gutter), dim));
+                    }
                 }
                 for s in row.segs {
                     let style = if s.highlight {
@@ -294,7 +295,7 @@ impl App {
     fn position(&self, shown: &Shown) -> String {
         let mut s = String::new();
         s.push_str(&self.name);
-        let total = self.line_count() + self.number_base;
+        let total = self.last_shown();
         match (shown.first, shown.last) {
             (Some(a), Some(b)) => {
                 s.push_str(&format!(" lines {}-{}", self.shown(a), self.shown(b)))

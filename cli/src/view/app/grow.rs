@@ -2,7 +2,7 @@
 //! (`lidx view -`), whose index is handed over each time it grew.
 
 use super::App;
-use super::model::Op;
+use super::model::{Op, Pos};
 use crate::view::follow;
 use crate::view::scan::FILTER_CHUNK;
 use lidx::Index;
@@ -34,11 +34,25 @@ impl App {
             self.message = Some("a remote object cannot be followed".into());
             return;
         }
-        if self.family {
-            self.message = Some(
-                "a rotation family is not followed in the viewer yet (lidx lines -f -R follows it)"
-                    .into(),
+        if let Some(j) = &self.joined {
+            if j.joined.order() == lidx::join::Order::Time || self.window {
+                self.message = Some(
+                    "logs merged by time, or in a time window, are not followed (without --merge, --since or --until they are)"
+                        .into(),
+                );
+                return;
+            }
+            let stop = Arc::new(AtomicBool::new(false));
+            follow::spawn_joined(
+                self.files.clone(),
+                self.rotated,
+                self.oo.clone(),
+                self.cache_bytes,
+                self.tx.clone(),
+                Arc::clone(&stop),
             );
+            self.following = Some(stop);
+            self.exec(Op::Bottom);
             return;
         }
         let stop = Arc::new(AtomicBool::new(false));
@@ -70,6 +84,56 @@ impl App {
             Ok(_) => {}
             Err(e) => self.message = Some(format!("error: {e}")),
         }
+    }
+
+    /// The followed logs, joined again: the screen to their end. Lines
+    /// keep their places when only the last log grew (a family's live
+    /// file, a rotation); otherwise the marks are moved to where their
+    /// lines are now, and the filter starts again.
+    pub(super) fn rejoined(&mut self, r: Result<Arc<lidx::join::Joined>, String>) {
+        if self.following.is_none() {
+            return;
+        }
+        let joined = match r {
+            Ok(j) => j,
+            Err(e) => {
+                self.message = Some(format!("error: {e}"));
+                return;
+            }
+        };
+        let old = self.joined.take();
+        let kept = old
+            .as_ref()
+            .is_some_and(|o| appended_only(&o.joined, &joined));
+        let index = Arc::clone(joined.index());
+        if let Some(o) = old.as_ref().filter(|_| !kept) {
+            let end = index.line_count();
+            let moved = |p: &mut Pos| {
+                p.line = o
+                    .joined
+                    .origin(p.line)
+                    .and_then(|(k, n)| joined.line_of(k, n))
+                    .unwrap_or(end);
+                p.row = 0;
+            };
+            self.marks.values_mut().for_each(moved);
+            if let Some(p) = self.prev.as_mut() {
+                moved(p);
+            }
+        }
+        self.joined = Some(super::joined::Shown::new(joined, &self.files));
+        self.store.clear();
+        if kept {
+            self.grown(index);
+        } else {
+            self.index = Some(index);
+            self.rows_cache.clear();
+            if let Some(f) = self.filter.take() {
+                self.set_filter(Some((f.pattern, f.finder)));
+            }
+        }
+        self.pending.clear();
+        self.exec(Op::Bottom);
     }
 
     /// A new index of the spool of standard input: the first one opens the
@@ -131,4 +195,15 @@ impl App {
             self.filterer.cancel();
         }
     }
+}
+
+/// True when `new` shows every line of `old` where `old` showed it: the
+/// same logs, from the same first lines, only the last one longer.
+fn appended_only(old: &lidx::join::Joined, new: &lidx::join::Joined) -> bool {
+    let (a, b) = (old.logs(), new.logs());
+    a.len() == b.len()
+        && a.iter().zip(b).enumerate().all(|(k, (x, y))| {
+            let (x, y) = (x.lines(), y.lines());
+            x.start == y.start && (x.end == y.end || (k + 1 == a.len() && y.end >= x.end))
+        })
 }

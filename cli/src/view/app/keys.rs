@@ -298,6 +298,7 @@ impl App {
                     self.exec(Op::Bottom);
                 } else if let Some(at) = t.strip_prefix('@') {
                     self.time_of(at.trim());
+                } else if self.goto_in_log(t) {
                 } else if !t.is_empty() {
                     match t.replace(',', "").parse::<u64>() {
                         Ok(n) => self.exec(Op::Goto(self.entered(n), true)),

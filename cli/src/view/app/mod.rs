@@ -17,13 +17,14 @@
 mod draw;
 mod grow;
 mod help;
+mod joined;
 mod keys;
 mod model;
 mod search;
 
 use super::scan::Scanner;
 use super::store::{Held, Store};
-use super::{Msg, ViewArgs, open, signals, spool, term};
+use super::{Collection, Msg, ViewArgs, open, signals, spool, term};
 use crate::view::find::Finder;
 use keys::Prompt;
 use lidx::search::MatcherOptions;
@@ -100,15 +101,20 @@ struct App {
     timing: Option<std::fs::File>,
     /// Set by the last frame: everything on it was held.
     complete: bool,
-    /// A rotation family (`--rotated`): the index is its members read as
-    /// one, whose line 0 is the family's global line `number_base`.
-    family: bool,
-    /// Added to line numbers shown and taken off those entered.
-    number_base: u64,
+    /// Several logs (or a family) shown as one ([`joined`]), and their
+    /// files as given.
+    joined: Option<joined::Shown>,
+    files: Vec<PathBuf>,
+    /// The files are rotation families (`--rotated`).
+    rotated: bool,
+    /// Lines are chosen by time (`--since`, `--until`).
+    window: bool,
+    cache_bytes: usize,
 }
 
-/// Runs the viewer until `q`.
-pub fn run(a: ViewArgs) -> lidx::Result<super::Status> {
+/// Runs the viewer until `q`: on a file, standard input, or several logs
+/// as one.
+pub fn run(a: ViewArgs, collection: Option<Collection>) -> lidx::Result<super::Status> {
     let (tx, rx) = channel();
     let mut oo = OpenOptions::new();
     oo.cache_bytes(a.opts.cache_mb.saturating_mul(1 << 20))
@@ -182,8 +188,14 @@ pub fn run(a: ViewArgs) -> lidx::Result<super::Status> {
         key_at: None,
         timing,
         complete: false,
-        family: a.rotated,
-        number_base: 0,
+        joined: None,
+        files: collection
+            .as_ref()
+            .map(|c| c.files.clone())
+            .unwrap_or_default(),
+        rotated: a.rotated,
+        window: a.time.selects(),
+        cache_bytes: a.opts.cache_mb.saturating_mul(1 << 20),
     };
     signals::install(tx.clone()).map_err(|e| term_error(&a.file, e))?;
     let guard = term::Guard::enter().map_err(|e| term_error(&a.file, e))?;
@@ -197,8 +209,14 @@ pub fn run(a: ViewArgs) -> lidx::Result<super::Status> {
         app.pipe = Some(grow::Pipe::default());
         app.name = "(stdin)".into();
         app.file = PathBuf::from("-");
-    } else if a.rotated {
-        open::spawn_family(a.file.clone(), oo, tx.clone());
+    } else if let Some(c) = collection {
+        app.name = joined::title(&c);
+        open::spawn_joined(
+            c,
+            a.opts.cache_mb.saturating_mul(1 << 20),
+            tx.clone(),
+            cancel_build,
+        );
     } else {
         open::spawn(a.file.clone(), oo, tx.clone(), cancel_build);
     }
@@ -331,22 +349,11 @@ impl App {
         }
     }
 
-    /// The number shown for line `l` (1-based; a family's global number).
-    pub(super) fn shown(&self, l: u64) -> u64 {
-        l + 1 + self.number_base
-    }
-
-    /// The line of number `n` as typed (`:N`, `NG`): below a family's
-    /// oldest line, its first.
-    pub(super) fn entered(&self, n: u64) -> u64 {
-        n.saturating_sub(1).saturating_sub(self.number_base)
-    }
-
     /// The first index is there: to the line asked for, then the keys
     /// that waited for it.
     fn opened(&mut self) {
         if let Some(l) = self.start_line.take() {
-            self.exec(Op::Goto(l.saturating_sub(self.number_base), false));
+            self.exec(Op::Goto(self.entered(l + 1), false));
         } else {
             self.exec(Op::Settle);
         }
@@ -392,9 +399,13 @@ impl App {
                 }
             }
             Msg::Progress { done, total } => self.build = Some((done, total)),
-            Msg::Opened { result, took, base } => {
+            Msg::Opened {
+                result,
+                took,
+                joined,
+            } => {
                 let (index, action, warning) = result.map_err(lidx::Error::InvalidArgument)?;
-                self.number_base = base;
+                self.joined = joined.map(|j| joined::Shown::new(j, &self.files));
                 self.build = None;
                 self.store.clear();
                 self.rows_cache.clear();
@@ -464,6 +475,7 @@ impl App {
                 found,
             } => self.scanned(generation, epoch, found),
             Msg::Followed(r) => self.followed(r),
+            Msg::Rejoined(r) => self.rejoined(r),
         }
         Ok(())
     }

@@ -1,7 +1,7 @@
 //! The screen model: a position, what is held of the lines around it,
 //! and the moves.
 
-use super::{App, digits};
+use super::App;
 use crate::view::render::{self, Layout};
 use crate::view::scan::{FILTER_CHUNK, Job};
 use crate::view::store::{BLOCK, Held};
@@ -57,15 +57,6 @@ impl App {
         match &self.index {
             Some(i) => i.line_count(),
             None => self.head_lines,
-        }
-    }
-
-    /// Text columns: the screen less the scrollbar and the line numbers.
-    pub(super) fn gutter(&self) -> usize {
-        if self.numbers {
-            digits(self.line_count() + self.number_base) + 1
-        } else {
-            0
         }
     }
 
@@ -441,6 +432,9 @@ impl App {
             self.message = Some("the index is not ready yet".into());
             return;
         };
+        if self.joined_time_of(at) {
+            return;
+        }
         if !index.has_time_index() {
             self.message = Some(format!(
                 "no time index: build one with `lidx index --time {}`",
