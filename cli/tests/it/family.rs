@@ -659,3 +659,73 @@ fn the_viewer_reads_a_family_in_global_numbers() {
     p.keys(&["q"]);
     quits(&p, 0);
 }
+
+/// `F` in `lidx view --rotated`: the family is followed across a write,
+/// a rotation (the live file renamed, a new one created) and the oldest
+/// member's deletion; the screen ends with the last lines written, in
+/// global numbers that did not change (the rows are `sed`'s on the whole
+/// log written at once).
+#[test]
+fn the_viewer_follows_a_family_across_rotations() {
+    use crate::view::{Pane, ROWS, numbered, quits, sed};
+    if !crate::view::tools() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let all = crate::view::log(200);
+    std::fs::write(d.join("all.txt"), &all).unwrap();
+    let f = d.join("all.txt");
+    let lines: Vec<&[u8]> = all.split_inclusive(|&b| b == b'\n').collect();
+    let part = |a: usize, b: usize| lines[a - 1..b].concat();
+    std::fs::write(d.join("app.log.1"), part(1, 100)).unwrap();
+    std::fs::write(d.join("app.log"), part(101, 150)).unwrap();
+    age(d, &["app.log.1", "app.log"]);
+    let Some(p) = Pane::start(d, "--rotated app.log") else {
+        return;
+    };
+    let r = ROWS as u64;
+    p.expect(
+        "first screen",
+        &numbered(&sed(&f, 1, r), 3, ROWS),
+        "lines 1-",
+    );
+    p.keys(&["F"]);
+    p.expect("F", &numbered(&sed(&f, 151 - r, 150), 3, ROWS), "following");
+    // A write to the live file.
+    let mut live = std::fs::OpenOptions::new()
+        .append(true)
+        .open(d.join("app.log"))
+        .unwrap();
+    std::io::Write::write_all(&mut live, &part(151, 160)).unwrap();
+    drop(live);
+    p.expect(
+        "a write",
+        &numbered(&sed(&f, 161 - r, 160), 3, ROWS),
+        &format!("lines {}-160/160", 161 - r),
+    );
+    // A rotation: app.log.1 → .2, app.log → .1, a new app.log.
+    std::fs::rename(d.join("app.log.1"), d.join("app.log.2")).unwrap();
+    std::fs::rename(d.join("app.log"), d.join("app.log.1")).unwrap();
+    std::fs::write(d.join("app.log"), part(161, 175)).unwrap();
+    p.expect(
+        "a rotation",
+        &numbered(&sed(&f, 176 - r, 175), 3, ROWS),
+        &format!("lines {}-175/175", 176 - r),
+    );
+    // The oldest member deleted, a line more: the numbers stay.
+    std::fs::remove_file(d.join("app.log.2")).unwrap();
+    let mut live = std::fs::OpenOptions::new()
+        .append(true)
+        .open(d.join("app.log"))
+        .unwrap();
+    std::io::Write::write_all(&mut live, &part(176, 180)).unwrap();
+    drop(live);
+    p.expect(
+        "the oldest deleted",
+        &numbered(&sed(&f, 181 - r, 180), 3, ROWS),
+        &format!("lines {}-180/180", 181 - r),
+    );
+    p.keys(&["q"]);
+    quits(&p, 0);
+}

@@ -256,3 +256,143 @@ for name in sys.argv[2:]:
     let o = lidx(d, &["grep", "-C1", "--merge", "x", "web.log", "db.log"]);
     assert_eq!(o.code, 2, "{o:?}");
 }
+
+/// Rows as the viewer shows lines of several logs: each one's file name
+/// (padded to the longest) and its number there (padded to the digits of
+/// the longest log), then the text; `rows` of them, padded.
+fn named_rows(lines: &[(String, u64, String)], widths: (usize, usize), rows: usize) -> Vec<String> {
+    let (tw, nw) = widths;
+    let mut out: Vec<String> = lines
+        .iter()
+        .take(rows)
+        .map(|(f, n, t)| format!("{f:<tw$} {n:>nw$} {t}").trim_end().to_string())
+        .collect();
+    out.resize(rows, String::new());
+    out
+}
+
+/// `lidx view` over several logs: merged by time (`--merge`), the rows are
+/// the Python k-way merge's, each with its file and its own number; `:FILE:N`
+/// goes to that file's line, `:@T` to the first line at or after T (the
+/// first row of the oracle stamped at or after it), a search finds a line
+/// of any file; without `--merge` the logs follow each other, and `G` is
+/// the last log's end.
+#[test]
+fn the_viewer_merges_logs_and_shows_each_lines_file() {
+    use crate::view::{Pane, ROWS, quits};
+    if !crate::view::tools()
+        || !have_tool("python3", "the merge oracle")
+        || !have_tool("gzip", "the merge tests")
+    {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let files = logs(d);
+    let plain = ["web.log", "db.log", "queue.log"];
+    let merged: Vec<(String, u64, String)> = oracle(d, "", "", "", true, &plain)
+        .lines()
+        .map(|l| {
+            let mut it = l.splitn(3, ':');
+            let f = it.next().unwrap().replace("queue.log", "queue.log.gz");
+            let n = it.next().unwrap().parse().unwrap();
+            (f, n, it.next().unwrap().to_string())
+        })
+        .collect();
+    let longest = plain
+        .iter()
+        .map(|f| std::fs::read_to_string(d.join(f)).unwrap().lines().count())
+        .max()
+        .unwrap();
+    let widths = ("queue.log.gz".len(), longest.to_string().len());
+    let total = merged.len();
+    let Some(p) = Pane::start(d, &format!("--merge {}", files.join(" "))) else {
+        return;
+    };
+    p.expect(
+        "first screen",
+        &named_rows(&merged, widths, ROWS),
+        &format!("3 files merged lines 1-{ROWS}/{total}"),
+    );
+    let at = |f: &str, n: u64| {
+        merged
+            .iter()
+            .position(|(g, m, _)| g == f && *m == n)
+            .unwrap()
+    };
+    p.text(":db.log:200");
+    p.keys(&["Enter"]);
+    let k = at("db.log", 200);
+    p.expect(
+        ":db.log:200",
+        &named_rows(&merged[k..], widths, ROWS),
+        &format!("lines {}-", k + 1),
+    );
+    let t = "2025-11-30T10:07:00Z";
+    p.text(&format!(":@{t}"));
+    p.keys(&["Enter"]);
+    let k = merged
+        .iter()
+        .position(|(_, _, text)| text.len() > 20 && text.as_bytes()[4] == b'-' && &text[..20] >= t)
+        .unwrap();
+    p.expect(
+        ":@T",
+        &named_rows(&merged[k..], widths, ROWS),
+        &format!("lines {}-", k + 1),
+    );
+    p.text("/queue.log event 300 ");
+    p.keys(&["Enter"]);
+    let k = merged
+        .iter()
+        .position(|(_, _, text)| text.contains("queue.log event 300 "))
+        .unwrap();
+    p.expect(
+        "/search",
+        &named_rows(&merged[k..], widths, ROWS),
+        &format!("lines {}-", k + 1),
+    );
+    p.keys(&["q"]);
+    quits(&p, 0);
+
+    // One after the other: web.log's lines, then db.log's.
+    let text = |f: &str| -> Vec<(String, u64, String)> {
+        std::fs::read_to_string(d.join(f))
+            .unwrap()
+            .lines()
+            .enumerate()
+            .map(|(i, l)| (f.to_string(), i as u64 + 1, l.to_string()))
+            .collect()
+    };
+    let mut both = text("web.log");
+    both.extend(text("db.log"));
+    let widths = ("web.log".len(), longest.to_string().len());
+    let Some(p) = Pane::start(d, "web.log db.log") else {
+        return;
+    };
+    p.expect(
+        "first screen, in turn",
+        &named_rows(&both, widths, ROWS),
+        &format!("2 files lines 1-{ROWS}/{}", both.len()),
+    );
+    p.text(":db.log:1");
+    p.keys(&["Enter"]);
+    let k = both.iter().position(|(f, _, _)| f == "db.log").unwrap();
+    p.expect(
+        ":db.log:1",
+        &named_rows(&both[k..], widths, ROWS),
+        &format!("lines {}-", k + 1),
+    );
+    p.keys(&["G"]);
+    p.expect(
+        "G",
+        &named_rows(&both[both.len() - ROWS..], widths, ROWS),
+        &format!(
+            "lines {}-{}/{}",
+            both.len() - ROWS + 1,
+            both.len(),
+            both.len()
+        ),
+    );
+    p.keys(&["q"]);
+    quits(&p, 0);
+}
