@@ -21,6 +21,10 @@ const KEYS: &[(&str, &str)] = &[
     ("d  ^D  /  u  ^U", "half a page down / up"),
     ("g  <  Home  /  G  >  End", "the first / the last line"),
     ("Ng  NG  :N", "line N (:$ the last)"),
+    (
+        ":FILE:N",
+        "several files shown: line N of FILE (its name, or its start)",
+    ),
     ("N%  Np  :N%", "the line holding byte N% of the file"),
     (
         ":@T",
