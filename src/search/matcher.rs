@@ -44,9 +44,23 @@ pub struct Matcher {
     buffer_search: bool,
 }
 
+/// The compiled regex's size limit of [`Matcher::new`] (ripgrep's default).
+const DEFAULT_SIZE_LIMIT: usize = 100 << 20;
+
 impl Matcher {
     /// Compiles `patterns` (at least one).
     pub fn new(patterns: &[String], opts: &MatcherOptions) -> Result<Matcher> {
+        Matcher::with_size_limit(patterns, opts, DEFAULT_SIZE_LIMIT)
+    }
+
+    /// Compiles `patterns` (at least one) into at most `size_limit` bytes
+    /// (ripgrep's `--regex-size-limit`); a pattern that needs more is an
+    /// [`Error::InvalidArgument`].
+    pub fn with_size_limit(
+        patterns: &[String],
+        opts: &MatcherOptions,
+        size_limit: usize,
+    ) -> Result<Matcher> {
         if patterns.is_empty() {
             return Err(Error::InvalidArgument("no pattern given".into()));
         }
@@ -61,7 +75,7 @@ impl Matcher {
             .word(opts.word)
             .line_terminator(Some(b'\n'))
             .dot_matches_new_line(false)
-            .size_limit(100 << 20)
+            .size_limit(size_limit)
             .dfa_size_limit(1000 << 20);
         if opts.crlf {
             b.crlf(true);

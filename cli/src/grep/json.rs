@@ -1,8 +1,10 @@
 //! ripgrep's JSON Lines format, message for message: `begin` before the
 //! first reported line, `match` and `context` lines with their submatches,
-//! `end` with the search's statistics, and a closing `summary`. Text that
+//! `end` with the search's statistics (see [`super::stats`]), and a closing
+//! `summary`. Text that
 //! is valid UTF-8 is `{"text": ...}`, anything else `{"bytes": BASE64}`.
 
+use super::stats::Stats;
 use super::{LineFacts, Rendered, Spans};
 use base64::Engine as _;
 use lidx::search::parallel::{ChunkOutput, Render};
@@ -102,28 +104,8 @@ impl Elapsed {
     }
 }
 
-/// The statistics of one search.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct JsonStats {
-    /// Time spent searching.
-    pub elapsed: Duration,
-    /// Searches counted (1 for one file's `end`; the summary counts the
-    /// files that printed something, as ripgrep's does).
-    pub searches: u64,
-    /// 1 if something was selected.
-    pub searches_with_match: u64,
-    /// Bytes searched (see `lidx::search::Search::bytes_searched`).
-    pub bytes_searched: u64,
-    /// Bytes of `begin`, `match` and `context` messages written.
-    pub bytes_printed: u64,
-    /// Lines reported as selected.
-    pub matched_lines: u64,
-    /// Submatches in them.
-    pub matches: u64,
-}
-
 #[derive(Serialize)]
-struct Stats {
+struct StatsMessage {
     elapsed: Elapsed,
     searches: u64,
     searches_with_match: u64,
@@ -137,11 +119,11 @@ struct Stats {
 struct End<'a> {
     path: Data<'a>,
     binary_offset: Option<u64>,
-    stats: Stats,
+    stats: StatsMessage,
 }
 
-fn stats(s: &JsonStats) -> Stats {
-    Stats {
+fn stats(s: &Stats) -> StatsMessage {
+    StatsMessage {
         elapsed: Elapsed::of(s.elapsed),
         searches: s.searches,
         searches_with_match: s.searches_with_match,
@@ -172,7 +154,7 @@ pub fn write_begin(out: &mut impl Write, o: &JsonOptions) -> std::io::Result<u64
 }
 
 /// Writes the `end` message.
-pub fn write_end(out: &mut impl Write, o: &JsonOptions, s: &JsonStats) -> std::io::Result<()> {
+pub fn write_end(out: &mut impl Write, o: &JsonOptions, s: &Stats) -> std::io::Result<()> {
     line(
         out,
         "end",
@@ -184,21 +166,8 @@ pub fn write_end(out: &mut impl Write, o: &JsonOptions, s: &JsonStats) -> std::i
     )
 }
 
-impl JsonStats {
-    /// Adds one file's statistics to a summary's.
-    pub fn add(&mut self, s: &JsonStats) {
-        self.elapsed += s.elapsed;
-        self.searches += s.searches;
-        self.searches_with_match += s.searches_with_match;
-        self.bytes_searched += s.bytes_searched;
-        self.bytes_printed += s.bytes_printed;
-        self.matched_lines += s.matched_lines;
-        self.matches += s.matches;
-    }
-}
-
 /// Writes the closing `summary` message (keys sorted, as ripgrep's).
-pub fn write_summary(out: &mut impl Write, s: &JsonStats, total: Duration) -> std::io::Result<()> {
+pub fn write_summary(out: &mut impl Write, s: &Stats, total: Duration) -> std::io::Result<()> {
     let v = serde_json::json!({
         "type": "summary",
         "data": {

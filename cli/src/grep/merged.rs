@@ -10,7 +10,8 @@
 //! `-C`, `--passthru`: a context group would mix files), `--json` (its
 //! messages are framed per file), `--lines`/`--bytes` (lines are chosen
 //! by time), `--heading` (one heading per file cannot hold interleaved
-//! lines).
+//! lines), `--stats` and `--stop-on-nonmatch` (they need each file's own
+//! search).
 
 use super::plan::Plan;
 use super::print::Run;
@@ -31,6 +32,8 @@ fn refused(plan: &Plan, context: bool) -> Option<&'static str> {
         Some("context lines (-A, -B, -C, --passthru)")
     } else if plan.mode == Mode::Json {
         Some("--json (its messages are framed per file)")
+    } else if plan.stats || plan.stop_on_nonmatch {
+        Some("--stats or --stop-on-nonmatch (they need each file's own search)")
     } else if !plan.whole {
         Some("--lines and --bytes (lines are chosen by --since/--until)")
     } else {

@@ -15,12 +15,14 @@
 //! line end) unless `-E none` asks for the raw bytes. A UTF-8 byte-order
 //! mark is skipped and offsets are counted after it, as ripgrep does.
 
+mod colors;
 mod json;
 mod merged;
 mod plan;
 mod print;
 mod search;
 mod standard;
+mod stats;
 
 use super::Status;
 use crate::paths::{WalkArgs, expand, nothing_searched, searchable};
@@ -197,6 +199,18 @@ pub struct GrepArgs {
     /// Colours: auto (terminal and no NO_COLOR), always, never, ansi.
     #[arg(long, value_name = "WHEN", default_value = "auto", value_parser = ["auto", "always", "never", "ansi"])]
     color: String,
+    /// A colour setting, as ripgrep's: TYPE:fg:COLOR, TYPE:bg:COLOR,
+    /// TYPE:style:STYLE or TYPE:none (clears TYPE's), for TYPE path, line,
+    /// column or match; COLOR black, blue, green, red, cyan, magenta,
+    /// yellow, white, N (256 colours) or R,G,B (0-255, or 0x hex); STYLE
+    /// bold, nobold, intense, nointense, underline, nounderline, italic,
+    /// noitalic. Repeatable, applied in order over ripgrep's defaults.
+    #[arg(long, value_name = "COLOR_SPEC")]
+    colors: Vec<String>,
+    /// Hyperlinks around paths, as ripgrep's: lidx writes none, so only
+    /// an empty FORMAT or `none` (ripgrep's default) is taken.
+    #[arg(long, value_name = "FORMAT")]
+    hyperlink_format: Option<String>,
     /// `$` matches before `\r\n`; output lines end in `\r\n`.
     #[arg(long)]
     crlf: bool,
@@ -215,6 +229,29 @@ pub struct GrepArgs {
     /// Undo -E (automatic: skip a UTF-8 byte-order mark).
     #[arg(long, hide = true, overrides_with = "encoding")]
     no_encoding: bool,
+    /// Print statistics after the results, as ripgrep's (matches, matched
+    /// lines, files with matches, files searched, bytes printed and
+    /// searched, seconds); every file is searched, even with -q or -l.
+    /// --json reports them in its summary instead.
+    #[arg(long, overrides_with = "no_stats")]
+    stats: bool,
+    /// Undo --stats.
+    #[arg(long, hide = true, overrides_with = "stats")]
+    no_stats: bool,
+    /// The size limit of the compiled regex: NUM bytes, or NUM with a
+    /// suffix K, M or G (a pattern that needs more is an error).
+    #[arg(long, value_name = "NUM+SUFFIX?")]
+    regex_size_limit: Option<String>,
+    /// Stop searching a file at its first line that is not selected after
+    /// a selected one (for files whose matches are adjacent, such as
+    /// sorted ones); context after the last selected line may show it.
+    /// Not with -v.
+    #[arg(long)]
+    stop_on_nonmatch: bool,
+    /// Not supported: lidx indexes lines that end in a newline, not
+    /// records that end in NUL (ripgrep's --null-data). An error.
+    #[arg(long)]
+    null_data: bool,
     /// Skip the source (exit 1) if the searched range contains a NUL byte.
     #[arg(long)]
     binary_skip: bool,
@@ -317,23 +354,6 @@ impl Rendered {
         }
     }
 }
-
-/// ripgrep's default colour specs, as escape sequences (each starts with a
-/// reset, as termcolor writes them).
-#[derive(Debug, Clone, Copy)]
-pub struct Colors {
-    path: &'static [u8],
-    line: &'static [u8],
-    column: &'static [u8],
-    matched: &'static [u8],
-}
-
-const DEFAULT_COLORS: Colors = Colors {
-    path: b"\x1b[0m\x1b[35m",
-    line: b"\x1b[0m\x1b[32m",
-    column: b"\x1b[0m",
-    matched: b"\x1b[0m\x1b[1m\x1b[31m",
-};
 
 /// What printing a line depends on beyond the line: the bytes skipped
 /// before the text (a UTF-8 byte-order mark, which ripgrep does not count),
@@ -462,6 +482,19 @@ fn mode_of(a: &GrepArgs) -> Mode {
 
 pub fn run(a: GrepArgs) -> lidx::Result<Status> {
     let started = Instant::now();
+    if let Some(f) = a.hyperlink_format.as_deref()
+        && !f.is_empty()
+        && f != "none"
+    {
+        return Err(Error::InvalidArgument(format!(
+            "--hyperlink-format {f:?}: lidx grep does not write hyperlinks (an empty format or none is taken)"
+        )));
+    }
+    if a.null_data {
+        return Err(Error::InvalidArgument(
+            "--null-data is not supported: lidx indexes lines that end in a newline (0x0A), not records that end in NUL; convert them first (tr '\\0' '\\n')".into(),
+        ));
+    }
     let (patterns, paths) = match (a.patterns.is_empty(), &a.first) {
         (true, Some(p)) => (vec![p.clone()], a.paths.clone()),
         (false, Some(f)) => {
@@ -534,9 +567,9 @@ pub fn run(a: GrepArgs) -> lidx::Result<Status> {
                     errors = true;
                 }
             }
-            // -q: the first selected line answers (quiet JSON still
-            // reports every file in its summary).
-            if plan.quiet && plan.mode != Mode::Json && run.matched {
+            // -q: the first selected line answers (quiet JSON and
+            // --stats still report every file in their statistics).
+            if plan.quiet && plan.mode != Mode::Json && !plan.stats && run.matched {
                 break;
             }
         }
@@ -580,7 +613,7 @@ fn families(
                 errors = true;
             }
         }
-        if plan.quiet && plan.mode != Mode::Json && run.matched {
+        if plan.quiet && plan.mode != Mode::Json && !plan.stats && run.matched {
             break;
         }
     }

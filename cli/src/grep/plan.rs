@@ -4,7 +4,7 @@
 
 use super::json::JsonOptions;
 use super::standard::StandardOptions;
-use super::{DEFAULT_COLORS, GrepArgs, Mode, unescape};
+use super::{GrepArgs, Mode, unescape};
 use crate::QueryOpts;
 use crate::range::LineRange;
 use crate::time::TimeArgs;
@@ -46,6 +46,12 @@ pub struct Plan {
     pub json: JsonOptions,
     /// `--include-zero`.
     pub include_zero: bool,
+    /// `--stats` (not with `--json`, whose summary has them): every file
+    /// searched to its end, statistics printed after the results.
+    pub stats: bool,
+    /// `--stop-on-nonmatch`: a file's search ends at its first line not
+    /// selected after a selected one.
+    pub stop_on_nonmatch: bool,
     /// Output names each line's or count's file (`-H`, or several files
     /// without `-I`).
     pub with_filename: bool,
@@ -99,7 +105,10 @@ impl Plan {
             crlf: a.crlf,
             no_unicode: a.no_unicode,
         };
-        let matcher = Arc::new(Matcher::new(patterns, &mopts)?);
+        let matcher = Arc::new(match &a.regex_size_limit {
+            Some(limit) => Matcher::with_size_limit(patterns, &mopts, parse_size(limit)?)?,
+            None => Matcher::new(patterns, &mopts)?,
+        });
         let specs = a
             .lines
             .iter()
@@ -115,6 +124,8 @@ impl Plan {
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
             .max(1);
 
+        // Checked whether colours are on or not, as ripgrep does.
+        let colors = super::colors::parse(&a.colors)?;
         let stdout_tty = std::io::stdout().is_terminal();
         let color = match a.color.as_str() {
             "always" | "ansi" => true,
@@ -145,12 +156,24 @@ impl Plan {
                 _ => false,
             }
         };
+        if a.stop_on_nonmatch && a.invert_match {
+            // ripgrep's own answer there depends on how it reads the file
+            // (memory-mapped or not): no one answer to give.
+            return Err(Error::InvalidArgument(
+                "--stop-on-nonmatch cannot be used with -v (ripgrep's result there depends on whether it memory-maps the file)"
+                    .into(),
+            ));
+        }
+        let stats = a.stats && mode != Mode::Json;
         let sopts = ScanOptions {
             invert: a.invert_match,
             before,
             after,
-            // -q and -l need one selected line (quiet JSON still counts all).
-            max_count: if (a.quiet && mode != Mode::Json) || mode == Mode::FilesWithMatches {
+            // -q and -l need one selected line (quiet JSON and --stats
+            // still count all).
+            max_count: if ((a.quiet && mode != Mode::Json) || mode == Mode::FilesWithMatches)
+                && !stats
+            {
                 Some(a.max_count.unwrap_or(1).min(1))
             } else {
                 a.max_count
@@ -160,12 +183,13 @@ impl Plan {
             // counts, file names and quiet runs never do.
             skip_line_numbers: !line_number,
         };
-        // Context crosses chunk boundaries, and with -m the statistics of
-        // JSON and the match counts depend on where the search stops: one
-        // search, in order. Otherwise chunks are searched in parallel.
+        // Context crosses chunk boundaries, and with -m the statistics
+        // (JSON's, --stats) and the match counts depend on where the
+        // search stops: one search, in order. Otherwise chunks are
+        // searched in parallel.
         let sequential = before > 0
             || after > 0
-            || (sopts.max_count.is_some() && (mode != Mode::Standard || a.passthru));
+            || (sopts.max_count.is_some() && (mode != Mode::Standard || a.passthru || stats));
         let replacement = a.replace.as_ref().map(|r| r.as_bytes().to_vec());
         let with_filename = if a.no_filename {
             false
@@ -194,7 +218,7 @@ impl Plan {
             max_columns: a.max_columns.filter(|&m| m > 0),
             max_columns_preview: a.max_columns_preview,
             trim: a.trim,
-            colors: color.then_some(DEFAULT_COLORS),
+            colors: color.then_some(colors),
             context: before > 0 || after > 0,
             separator_context: if a.no_context_separator {
                 None
@@ -204,6 +228,7 @@ impl Plan {
             separator_match: unescape(&a.field_match_separator),
             separator_context_field: unescape(&a.field_context_separator),
             invert: a.invert_match,
+            count_matches: stats,
         };
         let json = JsonOptions {
             path: Vec::new(),
@@ -227,6 +252,8 @@ impl Plan {
             standard,
             json,
             include_zero: a.include_zero,
+            stats,
+            stop_on_nonmatch: a.stop_on_nonmatch,
             with_filename,
             heading,
             null: a.null,
@@ -240,5 +267,44 @@ impl Plan {
             },
             time: a.time.clone(),
         })
+    }
+}
+
+/// A size as ripgrep takes it: digits, then an optional `K`, `M` or `G`
+/// (binary multiples).
+fn parse_size(s: &str) -> lidx::Result<usize> {
+    let bad = |why: String| Error::InvalidArgument(format!("--regex-size-limit: {why}"));
+    let (digits, shift) = match s.as_bytes().last() {
+        Some(b'K') => (&s[..s.len() - 1], 10),
+        Some(b'M') => (&s[..s.len() - 1], 20),
+        Some(b'G') => (&s[..s.len() - 1], 30),
+        _ => (s, 0),
+    };
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(bad(format!(
+            "invalid size '{s}': a non-empty sequence of digits followed by an optional 'K', 'M' or 'G' suffix was expected"
+        )));
+    }
+    digits
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(1 << shift))
+        .and_then(|n| usize::try_from(n).ok())
+        .ok_or_else(|| bad(format!("size too big in '{s}'")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_size;
+
+    #[test]
+    fn sizes_as_ripgrep_reads_them() {
+        assert_eq!(parse_size("0").unwrap(), 0);
+        assert_eq!(parse_size("10K").unwrap(), 10240);
+        assert_eq!(parse_size("2M").unwrap(), 2 << 20);
+        assert_eq!(parse_size("1G").unwrap(), 1 << 30);
+        for bad in ["", "K", "10k", "10X", "-1", "+1", "1 K", "100000000000G"] {
+            assert!(parse_size(bad).is_err(), "{bad:?}");
+        }
     }
 }

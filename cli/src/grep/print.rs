@@ -1,13 +1,14 @@
 //! Printing around each file's lines, as ripgrep's printers do with
 //! several files: the lead before a file's first line (its heading, the
 //! context separator between files, its JSON `begin`), the lines after it
-//! (a count, a path for `-l`, the JSON `end`), and the JSON `summary` of
-//! the whole run.
+//! (a count, a path for `-l`, the JSON `end`), and the JSON `summary` or
+//! the `--stats` block of the whole run.
 
-use super::json::{self, JsonStats};
+use super::json;
 use super::plan::Plan;
 use super::search::{Found, search_family, search_file};
 use super::standard::spec;
+use super::stats::{self, Stats};
 use super::{Mode, path_bytes};
 use lidx::Error;
 use lidx::family::Family;
@@ -23,8 +24,8 @@ pub struct Run {
     /// A file answered: it had a selected line (`--files-without-match`:
     /// it had none).
     pub matched: bool,
-    /// The statistics of the files searched so far.
-    summary: JsonStats,
+    /// The statistics of the files searched so far (JSON, `--stats`).
+    summary: Stats,
 }
 
 fn out_err(e: std::io::Error) -> Error {
@@ -70,17 +71,24 @@ impl Run {
             _ => found.selected > 0,
         };
         self.after(plan, &path, &found, out).map_err(out_err)?;
-        if plan.mode == Mode::Json {
-            let stats = JsonStats {
+        if plan.mode == Mode::Json || plan.stats {
+            // What the file's printer wrote (its lead included, as
+            // ripgrep's printer counts it in a search in order); no bytes
+            // for counts and paths.
+            let bytes_printed = match plan.mode {
+                Mode::Json | Mode::Standard => found.printed,
+                _ => 0,
+            };
+            let stats = Stats {
                 elapsed: found.elapsed,
                 searches: 1,
                 searches_with_match: u64::from(found.selected > 0),
                 bytes_searched: found.searched,
-                bytes_printed: found.printed,
+                bytes_printed,
                 matched_lines: found.selected,
                 matches: found.matches,
             };
-            if found.begun {
+            if plan.mode == Mode::Json && found.begun {
                 let mut jopts = plan.json.clone();
                 jopts.path = path;
                 json::write_end(out, &jopts, &stats).map_err(out_err)?;
@@ -126,7 +134,7 @@ impl Run {
     /// A path, in colour when colours are on.
     fn path(&self, plan: &Plan, path: &[u8], to: &mut Vec<u8>) {
         let colors = plan.standard.colors.as_ref();
-        spec(to, colors.map(|c| c.path), path);
+        spec(to, colors.map(|c| &c.path[..]), path);
     }
 
     /// What follows a file's lines: its count, or its path (`-l`,
@@ -180,10 +188,12 @@ impl Run {
         }
     }
 
-    /// Ends the run: JSON's `summary`.
+    /// Ends the run: JSON's `summary`, or the `--stats` block.
     pub fn finish(&self, plan: &Plan, started: Instant, out: &mut impl Write) -> lidx::Result<()> {
         if plan.mode == Mode::Json {
             json::write_summary(out, &self.summary, started.elapsed()).map_err(out_err)?;
+        } else if plan.stats {
+            stats::write_text(out, &self.summary, started.elapsed()).map_err(out_err)?;
         }
         Ok(())
     }

@@ -233,6 +233,17 @@ pub fn search_part(
             }
         }
     }
+    // --stop-on-nonmatch: the search ends at `stop` (see `stop_point`).
+    let mut stopped_at = None;
+    if plan.stop_on_nonmatch
+        && let Some(stop) = stop_point(plan, index.source(), &chunks, &sopts)?
+    {
+        chunks.retain(|c| c.start < stop);
+        if let Some(last) = chunks.last_mut() {
+            last.end = last.end.min(stop);
+        }
+        stopped_at = Some(stop);
+    }
     let facts = Arc::new(LineFacts {
         shift,
         line_base: part.line_base,
@@ -249,25 +260,19 @@ pub fn search_part(
         ..plan.json.clone()
     });
     let (mode, quiet, matcher) = (plan.mode, plan.quiet, &plan.matcher);
+    // Statistics count matches in every mode.
+    let count_matches = mode == Mode::Json || mode == Mode::CountMatches || plan.stats;
     let make = || -> Printer {
         if quiet {
-            // Quiet JSON still reports statistics in its summary.
-            return Printer::Count(Counter::new(
-                matcher.clone(),
-                facts.clone(),
-                mode == Mode::Json,
-            ));
+            // Quiet JSON and --stats still report statistics.
+            return Printer::Count(Counter::new(matcher.clone(), facts.clone(), count_matches));
         }
         match mode {
             Mode::Standard => {
                 Printer::Standard(Standard::new(popts.clone(), facts.clone(), matcher.clone()))
             }
             Mode::Json => Printer::Json(Json::new(jopts.clone(), facts.clone(), matcher.clone())),
-            _ => Printer::Count(Counter::new(
-                matcher.clone(),
-                facts.clone(),
-                mode == Mode::CountMatches,
-            )),
+            _ => Printer::Count(Counter::new(matcher.clone(), facts.clone(), count_matches)),
         }
     };
 
@@ -290,10 +295,20 @@ pub fn search_part(
     let totals = if plan.sequential {
         let mut printer = make();
         let mut search = Search::new(matcher, sopts);
-        search.exact_bytes_searched(json_out);
+        search.exact_bytes_searched(json_out || plan.stats);
         let mut buf = Vec::new();
+        let capped = plan.stop_on_nonmatch.then_some(sopts.max_count).flatten();
         for c in &chunks {
-            search.scan(index.source(), *c, &mut buf, &mut printer)?;
+            match capped {
+                Some(left) => {
+                    let mut sink = Capped {
+                        inner: &mut printer,
+                        left: left.saturating_sub(search.selected()),
+                    };
+                    search.scan(index.source(), *c, &mut buf, &mut sink)?;
+                }
+                None => search.scan(index.source(), *c, &mut buf, &mut printer)?,
+            }
             if search.is_done() {
                 break;
             }
@@ -302,7 +317,12 @@ pub fn search_part(
         let rendered = printer.finish();
         write(&rendered.bytes, &mut found).map_err(out_err)?;
         lidx::search::parallel::Totals {
-            selected: search.selected(),
+            // What the printer saw as selected (a capped line is context).
+            selected: if capped.is_some() {
+                rendered.selected
+            } else {
+                search.selected()
+            },
             matches: rendered.matches,
             searched: search.bytes_searched(),
         }
@@ -325,6 +345,11 @@ pub fn search_part(
     found.selected = totals.selected;
     found.matches = totals.matches;
     found.searched = totals.searched;
+    if stopped_at.is_some() && (sopts.after > 0 || sopts.passthru) {
+        // The line the search stopped at was read as context (after the
+        // limit of -m too, where the scan itself would not count it).
+        found.searched = chunks.iter().map(|c| c.end - c.start).sum();
+    }
 
     // A damaged or truncated archive: the search covered only the lines
     // before the damage. An answer that needs the rest (a count, the
@@ -343,6 +368,84 @@ pub fn search_part(
         return Err(e);
     }
     Ok(found)
+}
+
+/// `--stop-on-nonmatch`: where the search of `chunks` ends, if it ends
+/// early (the end of the line it stops at), as ripgrep's search ends: at
+/// the first line not selected after a selected one, and with `-m` at the
+/// line after the last selected one. That line is still after context (a
+/// context line then, see [`Capped`]), and searched.
+///
+/// Searching up to there is the whole search, in parallel or not.
+fn stop_point(
+    plan: &Plan,
+    src: &dyn lidx::io::ReadAt,
+    chunks: &[Chunk],
+    sopts: &ScanOptions,
+) -> lidx::Result<Option<u64>> {
+    /// Sees every line (a passthru scan) and notes where the search
+    /// stops.
+    struct Watch {
+        max_count: Option<u64>,
+        /// Lines selected so far.
+        selected: u64,
+        stop: Option<u64>,
+    }
+    impl Sink for Watch {
+        fn line(&mut self, l: &Line<'_>) -> lidx::Result<bool> {
+            let selected = l.kind == Kind::Match;
+            if self.selected > 0
+                && (!selected || self.max_count.is_some_and(|m| self.selected >= m))
+            {
+                self.stop = Some(l.offset + l.bytes.len() as u64);
+                return Ok(false);
+            }
+            self.selected += u64::from(selected);
+            Ok(true)
+        }
+    }
+    let opts = ScanOptions {
+        passthru: true,
+        ..ScanOptions::default()
+    };
+    let mut search = Search::new(&plan.matcher, opts);
+    let mut watch = Watch {
+        max_count: sopts.max_count,
+        selected: 0,
+        stop: None,
+    };
+    let mut buf = Vec::new();
+    for c in chunks {
+        search.scan(src, *c, &mut buf, &mut watch)?;
+        if watch.stop.is_some() {
+            break;
+        }
+    }
+    Ok(watch.stop)
+}
+
+/// With `--stop-on-nonmatch` and `-m`: the line after the last selected
+/// one is context even where the pattern matches it (ripgrep's search has
+/// stopped selecting), so it is passed on as context.
+struct Capped<'a, S: Sink> {
+    inner: &'a mut S,
+    left: u64,
+}
+
+impl<S: Sink> Sink for Capped<'_, S> {
+    fn line(&mut self, l: &Line<'_>) -> lidx::Result<bool> {
+        if l.kind != Kind::Match {
+            return self.inner.line(l);
+        }
+        if self.left == 0 {
+            return self.inner.line(&Line {
+                kind: Kind::Context,
+                ..*l
+            });
+        }
+        self.left -= 1;
+        self.inner.line(l)
+    }
 }
 
 pub fn parse_bytes(s: &str) -> Result<std::ops::Range<u64>, Error> {

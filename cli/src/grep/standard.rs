@@ -7,7 +7,8 @@
 //! One printer renders one chunk into a byte buffer (see
 //! `lidx::search::parallel`); the context printer renders a whole search.
 
-use super::{Colors, LineFacts, Rendered, Spans, trim_ascii_prefix};
+use super::colors::Colors;
+use super::{LineFacts, Rendered, Spans, trim_ascii_prefix};
 use lidx::search::parallel::{ChunkOutput, Render};
 use lidx::search::{Kind, Line, Matcher, Sink};
 use std::sync::Arc;
@@ -49,6 +50,10 @@ pub struct StandardOptions {
     pub separator_context_field: Vec<u8>,
     /// Lines are selected when they do not match (`-v`).
     pub invert: bool,
+    /// Count the matches in selected lines (`--stats`): they are then
+    /// found in every selected line, as ripgrep's printer finds them (an
+    /// elided long line then says how many it had).
+    pub count_matches: bool,
 }
 
 /// Renders lines in ripgrep's standard format into a buffer.
@@ -91,11 +96,24 @@ impl Standard {
         Ok(n)
     }
 
+    /// Matches are printed in colour (colours are on, the match's spec is
+    /// not empty).
+    fn colors_matches(&self) -> bool {
+        self.opts
+            .colors
+            .as_ref()
+            .is_some_and(|c| c.matched.is_some())
+    }
+
     /// As ripgrep: match positions are needed for colours, columns,
     /// replacements, `-o` and `--vimgrep`.
     fn needs_matches(&self) -> bool {
         let o = &self.opts;
-        o.colors.is_some() || o.column || o.replacement.is_some() || o.per_match || o.only_matching
+        self.colors_matches()
+            || o.column
+            || o.replacement.is_some()
+            || o.per_match
+            || o.only_matching
     }
 
     fn term(&self) -> &'static [u8] {
@@ -116,7 +134,7 @@ impl Standard {
         let want = if is_context {
             self.opts.invert && self.needs_matches()
         } else {
-            self.needs_matches()
+            self.needs_matches() || self.opts.count_matches
         };
         let mut spans = std::mem::take(&mut self.spans);
         spans.clear();
@@ -125,6 +143,9 @@ impl Standard {
             if let Some(r) = &self.opts.replacement {
                 spans.replace(&self.matcher, &self.facts, l, r);
             }
+        }
+        if !is_context {
+            self.done.matches += spans.original.len() as u64;
         }
         let (bytes, matches) = spans.sunk(l.bytes);
         let offset = self.facts.offset(l.offset);
@@ -169,7 +190,7 @@ impl Standard {
         };
         let colors = self.opts.colors.as_ref();
         if let Some(p) = &self.opts.path {
-            spec(&mut self.done.out, colors.map(|c| c.path), p);
+            spec(&mut self.done.out, colors.map(|c| &c.path[..]), p);
             if self.opts.null {
                 self.done.out.push(0);
             } else {
@@ -179,7 +200,7 @@ impl Standard {
         if self.opts.line_number {
             spec(
                 &mut self.done.out,
-                colors.map(|c| c.line),
+                colors.map(|c| &c.line[..]),
                 number.to_string().as_bytes(),
             );
             self.done.out.extend_from_slice(sep);
@@ -189,7 +210,7 @@ impl Standard {
         {
             spec(
                 &mut self.done.out,
-                colors.map(|c| c.column),
+                colors.map(|c| &c.column[..]),
                 c.to_string().as_bytes(),
             );
             self.done.out.extend_from_slice(sep);
@@ -197,7 +218,7 @@ impl Standard {
         if self.opts.byte_offset {
             spec(
                 &mut self.done.out,
-                colors.map(|c| c.column),
+                colors.map(|c| &c.column[..]),
                 offset.to_string().as_bytes(),
             );
             self.done.out.extend_from_slice(sep);
@@ -232,7 +253,7 @@ impl Standard {
         original: usize,
         ctx: bool,
     ) {
-        if self.opts.colors.is_none() {
+        if !self.colors_matches() {
             return self.write_line(bytes, matches, original, ctx);
         }
         let mut line = (0, bytes.len());
@@ -289,9 +310,9 @@ impl Standard {
 
     fn start_color(&mut self) {
         if !self.in_color
-            && let Some(c) = &self.opts.colors
+            && let Some(m) = self.opts.colors.as_ref().and_then(|c| c.matched.as_ref())
         {
-            self.done.out.extend_from_slice(c.matched);
+            self.done.out.extend_from_slice(m);
             self.in_color = true;
         }
     }

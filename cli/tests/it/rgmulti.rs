@@ -75,10 +75,9 @@
 //!   `feature::f1155_auto_hybrid_regex`.
 //!
 //! Not run (marked `unsupported` in the table, counted in the summary):
-//! the cases of flags lidx does not take yet — `--stats` (`f411_*`,
-//! `r2944`), `--colors` (`f917_trim_max_columns_matches`, `r428_*`),
-//! `--null-data` (`r2658`), `--regex-size-limit` (`f362`),
-//! `--stop-on-nonmatch`.
+//! `regression::r2658_null_data_line_regexp`, `--null-data` (records that
+//! end in NUL; lidx indexes lines that end in a newline, and `lidx grep
+//! --null-data` is an error).
 //!
 //! Every disagreement is collected and the test fails once at the end with
 //! a tally by kind and, per failing case, its arguments, layout, and both
@@ -165,7 +164,8 @@ struct Case {
     /// Environment variables of both runs (`{root}` as in arguments).
     env: Vec<(&'static str, &'static str)>,
     lidx: Option<Override>,
-    /// A flag lidx does not take yet: the case is not run, and counted.
+    /// A flag lidx does not support (the reason): the case is not run,
+    /// and counted.
     unsupported: Option<&'static str>,
 }
 
@@ -206,7 +206,8 @@ impl Case {
         self
     }
 
-    /// A flag lidx does not take yet (the reason says which): not run.
+    /// A flag lidx does not support (the reason says which and why): not
+    /// run.
     fn unsupported(mut self, why: &'static str) -> Case {
         self.unsupported = Some(why);
         self
@@ -677,32 +678,27 @@ fn table() -> Vec<Case> {
             "feature::f362_exceeds_regex_size_limit",
             &[],
             &["--regex-size-limit", "10K", r"[0-9]\w+"],
-        )
-        .unsupported("--regex-size-limit"),
+        ),
         case(
             "feature::f411_single_threaded_search_stats",
             sherlock,
             &["-j1", "--stats", "Sherlock"],
-        )
-        .unsupported("--stats"),
+        ),
         case(
             "feature::f411_parallel_search_stats",
             two_sherlocks,
             &["-j2", "--stats", "Sherlock"],
-        )
-        .unsupported("--stats"),
+        ),
         case(
             "feature::f411_single_threaded_quiet_search_stats",
             sherlock,
             &["--quiet", "-j1", "--stats", "Sherlock"],
-        )
-        .unsupported("--stats"),
+        ),
         case(
             "feature::f411_parallel_quiet_search_stats",
             two_sherlocks,
             &["-j2", "--quiet", "--stats", "Sherlock"],
-        )
-        .unsupported("--stats"),
+        ),
         case(
             "feature::f419_zero_as_shortcut_for_null",
             sherlock,
@@ -734,8 +730,7 @@ fn table() -> Vec<Case> {
                 "--no-filename",
                 "abc",
             ],
-        )
-        .unsupported("--colors"),
+        ),
         case(
             "feature::f1078_max_columns_preview1",
             sherlock,
@@ -828,8 +823,7 @@ fn table() -> Vec<Case> {
             "feature::stop_on_nonmatch",
             &[File("test", b"line1\nline2\nline3\nline4\nline5")],
             &["--stop-on-nonmatch", "[235]"],
-        )
-        .unsupported("--stop-on-nonmatch"),
+        ),
     ]);
 
     // tests/regression.rs
@@ -1124,14 +1118,12 @@ fn table() -> Vec<Case> {
                 "--hyperlink-format=",
                 "foo",
             ],
-        )
-        .unsupported("--colors"),
+        ),
         case(
             "regression::r428_unrecognized_style",
             &[File("file.txt", b"Sherlock")],
             &["--colors=match:style:", "Sherlock"],
-        )
-        .unsupported("--colors"),
+        ),
         files(
             "regression::r483_matching_no_stdout",
             &[File("file.py", b"")],
@@ -1397,7 +1389,7 @@ fn table() -> Vec<Case> {
             &[File("haystack", b"foo\0bar\0quux\0")],
             &["--null-data", "--line-regexp", "bar"],
         )
-        .unsupported("--null-data"),
+        .unsupported("--null-data: NUL-terminated records; lidx indexes newline-terminated lines"),
         case(
             "regression::r2770_gitignore_error/root",
             r2770,
@@ -1413,8 +1405,7 @@ fn table() -> Vec<Case> {
             "regression::r2944_incorrect_bytes_searched",
             &[File("haystack", b"foo1\nfoo2\nfoo3\nfoo4\nfoo5\n")],
             &["--stats", "-m2", "foo", "."],
-        )
-        .unsupported("--stats"),
+        ),
         files(
             "regression::r2990_trip_over_trailing_dot/asdf",
             r2990,
@@ -2060,7 +2051,7 @@ fn rgmulti_cases_match_rg() {
     let mut failures = failures.into_inner().unwrap();
     failures.sort_by_key(|(i, _)| *i);
     let summary = format!(
-        "rgmulti: {} cases, {} passed, {} failed, {} not run (flags lidx does not take yet: {})",
+        "rgmulti: {} cases, {} passed, {} failed, {} not run (unsupported: {})",
         cases.len() + unsupported.len(),
         cases.len() - failures.len(),
         failures.len(),
