@@ -24,7 +24,12 @@
 #      --since --until against lnav over the three files.
 # lnav runs once, with a time limit (it indexes every file in memory
 # first); its output is compared with lidx's and the result printed.
-# Needs: rg, zgrep, gzip or pigz, python3, GNU time; lnav optional.
+#   6. the viewer: lidx view --merge over the three logs (launch to the
+#      first full screen, from its timing log: the merge reads every line
+#      once), and lidx view over the 10-minute window of the three.
+# GEN_ONLY=1 generates the data and stops; SKIP_BUILD=1 uses the release
+# build as it is. Needs: rg, zgrep, gzip or
+# pigz, python3, GNU time; lnav and tmux optional.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 MEMBERS=${1:-30}
@@ -34,8 +39,10 @@ F="$DIR/family-$MEMBERS-$MB"
 M="$DIR/merge-$MB"
 LIDX=$PWD/target/release/lidx
 PAIRS="python3 benches/pairs.py"
-cargo build --release --quiet --example genlog
-cargo build --release --quiet
+if [ -z "${SKIP_BUILD:-}" ]; then  # SKIP_BUILD=1: the release build is there
+  cargo build --release --quiet --example genlog
+  cargo build --release --quiet
+fi
 mkdir -p "$F" "$M"
 Z() { if command -v pigz >/dev/null; then pigz -6 "$@"; else gzip -6 "$@"; fi; }
 
@@ -67,6 +74,7 @@ if [ ! -f "$M/c.log" ]; then
   target/release/examples/genlog "$M/b.log" "$((MB * 3))" 2
   target/release/examples/genlog "$M/c.log" "$((MB * 3))" 3
 fi
+if [ -n "${GEN_ONLY:-}" ]; then exit 0; fi
 # The members in order, oldest first, for the baselines.
 ORDER=$(for k in $(seq $((MEMBERS - 1)) -1 2); do echo "$F/app.log.$k.gz"; done; echo "$F/app.log.1"; echo "$F/app.log")
 ORDER=$(echo $ORDER)  # one line: the commands timed run through sh -c
@@ -159,4 +167,30 @@ if command -v lnav >/dev/null; then
     fi
   done
   rm -rf "$H"
+fi
+
+# 6. The viewer over the three logs: launch to its first full screen.
+if command -v tmux >/dev/null; then
+  echo
+  echo "## The viewer over the three logs (launch to the first full screen, median of 3)"
+  echo
+  SOCK=lidx-family-bench-$$
+  view_open() {  # ARGS...: microseconds to the first full screen
+    local log="$DIR/view-timing.log" t=()
+    for _ in 1 2 3; do
+      rm -f "$log"
+      tmux -L "$SOCK" kill-server 2>/dev/null || true
+      tmux -L "$SOCK" new-session -d -x 120 -y 40 "TZ=UTC LIDX_VIEW_TIMING=$log $LIDX view $*"
+      for _ in $(seq 1 6000); do grep -q '^open' "$log" 2>/dev/null && break; sleep 0.05; done
+      t+=("$(awk '/^open/{print $2; exit}' "$log")")
+      tmux -L "$SOCK" send-keys q
+      sleep 0.3
+      tmux -L "$SOCK" kill-server 2>/dev/null || true
+    done
+    printf '%s\n' "${t[@]}" | sort -n | sed -n 2p
+  }
+  us=$(view_open --merge "$M/a.log" "$M/b.log" "$M/c.log")
+  echo "- lidx view --merge, whole logs ($(( $("$LIDX" count "$M/a.log") * 3 )) lines, about): $(ms "$(echo "$us / 1000000" | bc -l)")"
+  us=$(view_open --since "$S2" --until "$U2" "$M/a.log" "$M/b.log" "$M/c.log")
+  echo "- lidx view --since --until, the 10-minute window ($ML lines): $(ms "$(echo "$us / 1000000" | bc -l)")"
 fi

@@ -94,7 +94,8 @@ pub struct ViewArgs {
     #[arg(long)]
     rotated: bool,
     /// Interleave the FILEs' lines by time, through their time indexes
-    /// (built when missing), as `lidx lines --merge` does.
+    /// (built when missing), as `lidx lines --merge` does (several FILEs
+    /// with --since or --until are merged too).
     #[arg(long)]
     merge: bool,
     #[command(flatten)]
@@ -104,6 +105,9 @@ pub struct ViewArgs {
     /// The first FILE.
     #[arg(skip)]
     file: PathBuf,
+    /// When the command started (the timing log's "open" counts from it).
+    #[arg(skip = Instant::now())]
+    launched: Instant,
 }
 
 /// Several logs shown as one (several FILEs, `--rotated`, `--merge`,
@@ -193,6 +197,7 @@ fn is_stdin(file: &std::path::Path) -> bool {
 
 pub fn run(mut a: ViewArgs) -> lidx::Result<Status> {
     a.file = a.files[0].clone();
+    a.launched = Instant::now();
     if !std::io::stdout().is_terminal() {
         return Err(lidx::Error::InvalidArgument(format!(
             "{}: view needs a terminal (to print lines: lidx lines FILE 1:)",
@@ -223,11 +228,10 @@ pub fn run(mut a: ViewArgs) -> lidx::Result<Status> {
 /// command line's progress bar), before the screen changes: the first
 /// that fails is the error.
 fn collect(a: &ViewArgs) -> lidx::Result<Collection> {
-    if let Some(f) = a.files.iter().find(|f| is_stdin(f)) {
-        return Err(lidx::Error::InvalidArgument(format!(
-            "{}: standard input is shown alone (lidx view -)",
-            f.display()
-        )));
+    if a.files.iter().any(|f| is_stdin(f)) {
+        return Err(lidx::Error::InvalidArgument(
+            "-: standard input is shown alone (lidx view -), not with other files".into(),
+        ));
     }
     if a.files.len() > 1 && a.opts.index.is_some() {
         return Err(lidx::Error::InvalidArgument(
@@ -266,7 +270,8 @@ fn collect(a: &ViewArgs) -> lidx::Result<Collection> {
     Ok(Collection {
         logs,
         windows,
-        order: if a.merge {
+        // As `lidx lines`: several logs in a time window are merged.
+        order: if a.merge || (a.time.selects() && a.files.len() > 1) {
             lidx::join::Order::Time
         } else {
             lidx::join::Order::Concat

@@ -220,9 +220,11 @@ impl App {
             return false;
         };
         if !s.joined.logs().iter().any(|l| l.has_time_index()) {
+            let files: Vec<String> = self.files.iter().map(|f| f.display().to_string()).collect();
             self.message = Some(format!(
-                "no time index: build one with `lidx index --time {}`",
-                self.file.display()
+                "no time index: build them with `lidx index{} --time {}`",
+                if self.rotated { " -R" } else { "" },
+                files.join(" ")
             ));
             return true;
         }

@@ -184,7 +184,7 @@ pub fn run(a: ViewArgs, collection: Option<Collection>) -> lidx::Result<super::S
         suspend: false,
         repaint: false,
         start_line: a.line.map(|l| l.saturating_sub(1)),
-        started: Some(Instant::now()),
+        started: Some(a.launched),
         key_at: None,
         timing,
         complete: false,
