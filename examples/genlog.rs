@@ -6,6 +6,25 @@
 
 use std::io::Write;
 
+/// The day of the first stamp, in days since 1970-01-01 (2026-11-20), and
+/// the day number of 1_700_000_000 s.
+const DAY0: i64 = 20_777;
+const T0_DAY: u64 = 1_700_000_000 / 86400;
+
+/// Days since 1970-01-01 as (year, month, day), by the days-to-civil
+/// algorithm.
+fn civil(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    (yoe + era * 400 + i64::from(month <= 2), month, day)
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if args.len() < 3 {
@@ -48,10 +67,13 @@ fn main() {
         line.clear();
         let r = next();
         let t = 1_700_000_000 + n / 50;
+        // The calendar from 2026-11-20 on (the day 1_700_000_000 s was
+        // always written as), past the month's end: the stamps never go
+        // back, however big the file.
+        let (year, month, day) = civil(DAY0 + (t / 86400 - T0_DAY) as i64);
         write!(
             line,
-            "2026-11-{:02}T{:02}:{:02}:{:02}.{:03}Z {} [{}] ",
-            (t / 86400) % 28 + 1,
+            "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z {} [{}] ",
             (t / 3600) % 24,
             (t / 60) % 60,
             t % 60,

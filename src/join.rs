@@ -40,9 +40,9 @@ const SPACING: u64 = 32 << 10;
 #[derive(Debug)]
 pub enum Log {
     /// A file (or archive, or URL).
-    File(Box<Index>),
+    File(Arc<Index>),
     /// A rotation family, in its global numbers.
-    Family(Family),
+    Family(Arc<Family>),
 }
 
 impl Log {
@@ -681,7 +681,7 @@ mod tests {
                     .collect();
                 let logs = made
                     .iter()
-                    .map(|(text, _)| Log::File(Box::new(index(text))))
+                    .map(|(text, _)| Log::File(Arc::new(index(text))))
                     .collect();
                 let j = Joined::new(logs, Some(windows.clone()), order, 1 << 20, &mut |_, _| {
                     true
@@ -731,7 +731,7 @@ mod tests {
             .collect();
         let logs = made
             .iter()
-            .map(|(text, _)| Log::File(Box::new(index(text))))
+            .map(|(text, _)| Log::File(Arc::new(index(text))))
             .collect();
         let j = Joined::new(logs, None, Order::Time, 1 << 20, &mut |_, _| true).unwrap();
         let times: Vec<_> = made.iter().map(|(_, t)| t.clone()).collect();
@@ -753,8 +753,8 @@ mod tests {
     fn a_merge_can_be_cancelled() {
         let (text, _) = log(9, 0, 20_000, false);
         let logs = vec![
-            Log::File(Box::new(index(&text))),
-            Log::File(Box::new(index(&text))),
+            Log::File(Arc::new(index(&text))),
+            Log::File(Arc::new(index(&text))),
         ];
         let e = Joined::new(logs, None, Order::Time, 1 << 20, &mut |_, _| false).unwrap_err();
         assert!(matches!(e, Error::Cancelled { .. }), "{e}");

@@ -1902,6 +1902,113 @@ static void check_merge(const char *dir) {
     CHECK(merged == 0, "nothing merged: %" PRIu64, merged);
   }
 
+  /* Collections: the same sources as one numbered whole, merged by time
+   * and in turn, read through an index handle, each line traced back to
+   * its source and found from it. */
+  {
+    lidx_merge_source src[3] = {{ib, NULL, 0, UINT64_MAX},
+                                {NULL, fam, 0, UINT64_MAX},
+                                {ia, NULL, 0, UINT64_MAX}};
+    struct msource ms[3] = {{&mb, 0, mb.n}, {&mf, 0, mf.n}, {&ma, 0, ma.n}};
+    size_t n;
+    struct merged *want = model_merge(ms, 3, &n);
+    for (int merge = 1; merge >= 0; merge--) {
+      if (!merge) {
+        /* In turn: each source's lines, in the order given. */
+        size_t j = 0;
+        for (size_t s = 0; s < 3; s++)
+          for (uint64_t l = 0; l < ms[s].m->n; l++) {
+            const struct mline *ml = &ms[s].m->lines[l];
+            want[j++] = (struct merged){s, l, 0, 0, 0, ml->bytes, ml->len};
+          }
+      }
+      lidx_collection *c = NULL;
+      CHECK_RC(lidx_collection_open(src, 3, merge, &c), LIDX_OK);
+      if (!c)
+        continue;
+      const lidx_index *ix = lidx_collection_index(c);
+      uint64_t lines = 0;
+      CHECK_RC(lidx_line_count(ix, &lines), LIDX_OK);
+      CHECK(lines == n, "collection (merge %d): %" PRIu64 " lines, want %zu",
+            merge, lines, n);
+      char buf[512];
+      for (size_t j = 0; j < n && lines == n; j++) {
+        size_t source = 99, needed = 0;
+        uint64_t own = 0, back = 0, got = 0;
+        CHECK_RC(lidx_collection_origin(c, j, &source, &own), LIDX_OK);
+        CHECK_RC(lidx_collection_line_of(c, want[j].source, want[j].line, &back),
+                 LIDX_OK);
+        CHECK_RC(lidx_read_lines(ix, j, 1, (uint8_t *)buf, sizeof buf, &needed,
+                                 &got),
+                 LIDX_OK);
+        /* A source's last line without a newline is given one. */
+        int terminated = want[j].len > 0 && want[j].bytes[want[j].len - 1] == '\n';
+        if (source != want[j].source || own != want[j].line || back != j ||
+            got != 1 || needed != want[j].len + !terminated ||
+            memcmp(buf, want[j].bytes, want[j].len) != 0 ||
+            (!terminated && buf[want[j].len] != '\n')) {
+          CHECK(0,
+                "collection (merge %d) line %zu: source %zu line %" PRIu64
+                " back %" PRIu64 " %.*s; want source %zu line %" PRIu64 " %.*s",
+                merge, j, source, own, back, (int)needed, buf, want[j].source,
+                want[j].line, (int)want[j].len, want[j].bytes);
+          break;
+        }
+      }
+      size_t source;
+      uint64_t own, back;
+      CHECK_RC(lidx_collection_origin(c, n, &source, &own), LIDX_PAST_END);
+      CHECK_RC(lidx_collection_line_of(c, 3, 0, &back), LIDX_PAST_END);
+      /* The collection owns its index handle. */
+      CHECK_RC(lidx_close((lidx_index *)ix), LIDX_ERROR_INVALID);
+      CHECK(contains(lidx_errmsg(), "lidx_collection_close"), "message: %s",
+            lidx_errmsg());
+      CHECK_RC(lidx_collection_close(c), LIDX_OK);
+    }
+    free(want);
+
+    /* A time, in a file and a family merged: the earliest in the whole of
+     * each one's first line at or after it. */
+    lidx_merge_source af[2] = {{ia, NULL, 0, UINT64_MAX},
+                               {NULL, fam, 0, UINT64_MAX}};
+    struct msource maf[2] = {{&ma, 0, ma.n}, {&mf, 0, mf.n}};
+    want = model_merge(maf, 2, &n);
+    lidx_collection *c = NULL;
+    CHECK_RC(lidx_collection_open(af, 2, 1, &c), LIDX_OK);
+    int64_t probes[] = {0, T0 * NS + 7 * NS, T0 * NS + 101 * NS, INT64_MAX};
+    for (size_t p = 0; c && p < sizeof probes / sizeof *probes; p++) {
+      uint64_t expect = n;
+      for (size_t s = 0; s < 2; s++)
+        for (size_t j = 0; j < n; j++)
+          if (want[j].source == s && want[j].has_time &&
+              want[j].time >= probes[p]) {
+            if (j < expect)
+              expect = j;
+            break;
+          }
+      uint64_t line = 77;
+      CHECK_RC(lidx_collection_line_at_time(c, probes[p], &line), LIDX_OK);
+      CHECK(line == expect, "collection line_at_time %" PRId64 ": %" PRIu64
+            ", want %" PRIu64, probes[p], line, expect);
+    }
+    lidx_collection_close(c);
+    free(want);
+
+    /* Bad collections. */
+    c = NULL;
+    CHECK_RC(lidx_collection_open(src, 0, 0, &c), LIDX_ERROR_INVALID);
+    lidx_merge_source both = {ia, fam, 0, 1};
+    CHECK_RC(lidx_collection_open(&both, 1, 0, &c), LIDX_ERROR_INVALID);
+    const char *path;
+    const lidx_index *member = NULL;
+    CHECK_RC(lidx_family_member(fam, 0, &path, NULL, NULL, &member), LIDX_OK);
+    lidx_merge_source m0 = {member, NULL, 0, UINT64_MAX};
+    CHECK_RC(lidx_collection_open(&m0, 1, 0, &c), LIDX_ERROR_INVALID);
+    CHECK(c == NULL && contains(lidx_errmsg(), "give its family"),
+          "message: %s", lidx_errmsg());
+    CHECK_RC(lidx_collection_close(NULL), LIDX_OK);
+  }
+
   /* Bad sources. */
   {
     uint64_t merged = 77;

@@ -505,6 +505,18 @@
 #define LIDX_FAMILY_RENUMBERED 3
 
 /**
+ * Several logs as one: made by lidx_collection_open(), freed by
+ * lidx_collection_close(). Its lines are read through the index handle
+ * lidx_collection_index() lends, with every function that reads an index
+ * (lidx_read_lines(), lidx_line_at(), searches, ...).
+ *
+ * Thread safety: as a lidx_index; only lidx_collection_close() must not
+ * run concurrently with, or be followed by, any other use of the
+ * collection or of its index handle.
+ */
+typedef struct lidx_collection lidx_collection;
+
+/**
  * An open rotation family. Opaque; made by lidx_family_open(), freed by
  * lidx_family_close() (which frees its member handles too).
  *
@@ -1261,6 +1273,107 @@ int lidx_follow_poll(const struct lidx_follower *follower,
  * `follower` is NULL or a follower from lidx_follow_open() not closed yet.
  */
 int lidx_follow_close(struct lidx_follower *follower);
+
+/**
+ * Opens `n` sources as one numbered whole. Each source is a file's index
+ * or a rotation family, as for lidx_merge_by_time(), with the lines of it
+ * to take (`first`, `count`: a time range's from lidx_time_range(), or 0
+ * and UINT64_MAX for all). With `merge` 0 the whole holds the sources'
+ * lines one source after the other; nonzero, interleaved by time through
+ * their time indexes (as lidx_merge_by_time(): ties in the order of the
+ * sources, then of the lines; every index needs a time index). A
+ * source's last line without `\n` is given one in the whole.
+ *
+ * The collection shares the sources' indexes: they may be closed before
+ * it. A family member's handle (from lidx_family_member()) is not taken:
+ * give its family. A concatenation reads nothing; a merge reads every
+ * line once, for its time, and holds about 56 bytes each time the whole
+ * goes from one source to another (more than 4,194,304 such turns is
+ * LIDX_ERROR_INVALID: merge a narrower time range).
+ *
+ * - `out`: receives the new handle on success (unchanged on error); the
+ *   caller frees it with lidx_collection_close().
+ *
+ * Returns LIDX_OK; LIDX_ERROR_INVALID (no source, a source without
+ * exactly one of `index` and `family`, a member handle, a merge with an
+ * index without a time index: the message names it); or an error as
+ * lidx_read_lines().
+ *
+ * # Safety
+ * `sources` points to `n` readable lidx_merge_source, each naming live
+ * handles; `out` points to writable memory for a pointer.
+ */
+int lidx_collection_open(const struct lidx_merge_source *sources,
+                         size_t n,
+                         int merge,
+                         struct lidx_collection **out);
+
+/**
+ * The whole as an index handle, owned by the collection (valid until
+ * lidx_collection_close(); lidx_close() refuses it). Its lines are the
+ * whole's, numbered from 0; it has no time index (see
+ * lidx_collection_line_at_time()). NULL when `c` is NULL.
+ *
+ * # Safety
+ * `c` is NULL or a live collection.
+ */
+const struct lidx_index *lidx_collection_index(const struct lidx_collection *c);
+
+/**
+ * Where line `line` of the whole (0-based) comes from: `*source` receives
+ * its source's position in the array given to lidx_collection_open(),
+ * `*line_no` its 0-based number there (a family's global number).
+ *
+ * Returns LIDX_OK, or LIDX_PAST_END past the last line.
+ *
+ * # Safety
+ * `c` is a live collection; `source` and `line_no` are writable (or NULL).
+ */
+int lidx_collection_origin(const struct lidx_collection *c,
+                           uint64_t line,
+                           size_t *source,
+                           uint64_t *line_no);
+
+/**
+ * The line of the whole (0-based) that holds line `line_no` (0-based; a
+ * family's global number) of source `source`, or the first line after it
+ * of that source that the whole holds; the whole's line count when it
+ * holds none.
+ *
+ * Returns LIDX_OK, or LIDX_PAST_END for a source past the last.
+ *
+ * # Safety
+ * `c` is a live collection; `line` is writable (or NULL).
+ */
+int lidx_collection_line_of(const struct lidx_collection *c,
+                            size_t source,
+                            uint64_t line_no,
+                            uint64_t *line);
+
+/**
+ * The first line of the whole (0-based) at or after time `t`
+ * (nanoseconds since 1970-01-01T00:00:00Z) in any source: the earliest in
+ * the whole of each source's first line at or after `t`; the whole's
+ * line count when no source has one. Sources without a time index are
+ * passed over.
+ *
+ * Returns LIDX_OK, or LIDX_ERROR_INVALID when no source has a time index.
+ *
+ * # Safety
+ * `c` is a live collection; `line` is writable (or NULL).
+ */
+int lidx_collection_line_at_time(const struct lidx_collection *c,
+                                 int64_t t,
+                                 uint64_t *line);
+
+/**
+ * Frees a collection and its index handle (the sources stay open). NULL
+ * does nothing. It must not be in use by another thread, nor used after.
+ *
+ * # Safety
+ * `c` is NULL or a live collection, given back once.
+ */
+int lidx_collection_close(struct lidx_collection *c);
 
 /**
  * Opens the rotation family whose live file is `live` (a local path; the

@@ -68,6 +68,11 @@ impl lidx_index {
         lidx_index::with(Shared::Own(index), false, action, warning)
     }
 
+    /// A handle of `index` owned by another handle (a collection's).
+    pub(crate) fn lent(index: Arc<Index>, action: i32) -> lidx_index {
+        lidx_index::with(Shared::Own(index), true, action, None)
+    }
+
     /// The handle of member `k` of `family`, owned by the family's handle.
     pub(crate) fn member(family: Arc<Family>, k: usize) -> lidx_index {
         lidx_index::with(Shared::Member(family, k), true, LIDX_ACTION_MEMBER, None)
@@ -362,8 +367,9 @@ pub unsafe extern "C" fn lidx_close(index: *mut lidx_index) -> c_int {
         // SAFETY: the caller's contract: NULL or a live handle.
         if unsafe { index.as_ref() }.is_some_and(|h| h.borrowed) {
             return Err(Fail::invalid(
-                "index is a member of a rotation family (from lidx_family_member()): \
-                 lidx_family_close() frees it",
+                "index is owned by a rotation family (from lidx_family_member()) or a \
+                 collection (from lidx_collection_index()): lidx_family_close() or \
+                 lidx_collection_close() frees it",
             ));
         }
         // SAFETY: the caller's contract: a live handle given back once.

@@ -30,6 +30,7 @@ pub mod search;
 
 pub mod follow;
 
+pub mod collection;
 pub mod family;
 pub mod merge;
 

@@ -52,9 +52,10 @@ pub fn open_logs<'f>(
     let mut logs = Vec::new();
     for file in files {
         let opened = if opts.rotated {
-            super::family::open(file, opts, time, false).map(Log::Family)
+            super::family::open(file, opts, time, false)
+                .map(|f| Log::Family(std::sync::Arc::new(f)))
         } else {
-            super::time::open(file, opts, time).map(|i| Log::File(Box::new(i)))
+            super::time::open(file, opts, time).map(|i| Log::File(std::sync::Arc::new(i)))
         };
         match opened {
             Ok(log) => logs.push((file.as_path(), log)),

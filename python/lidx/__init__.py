@@ -33,7 +33,9 @@ refresh, time queries), :class:`LineFile` (from :func:`open`),
 ``app.log.1``, ``app.log.2.gz``, ..., read as one log with global line
 numbers that never change; its files are :class:`Member` objects, each
 with an ``Index``), :func:`merge` (several logs merged by time, through
-a :class:`Merged` iterator), and the exceptions, whose messages are the
+a :class:`Merged` iterator), :class:`Collection` (several logs as one
+numbered whole, in turn or merged by time, with each line's source), and
+the exceptions, whose messages are the
 command line's (see ``lidx._errors``). The library prints nothing and keeps no global state;
 every read, build and search releases the GIL.
 """
@@ -54,7 +56,17 @@ from ._errors import (
     SourceError,
     StaleError,
 )
-from ._lidx import Family, Follower, Index, Matches, Member, Merged, __version__, merge
+from ._lidx import (
+    Collection,
+    Family,
+    Follower,
+    Index,
+    Matches,
+    Member,
+    Merged,
+    __version__,
+    merge,
+)
 from ._file import LineFile, open
 
 __all__ = [
@@ -66,6 +78,7 @@ __all__ = [
     "Member",
     "Merged",
     "merge",
+    "Collection",
     "open",
     *_errors.__all__,
     "__version__",

@@ -3,8 +3,8 @@
 //! A face of the `lidx` library like the command line, using only its
 //! public API. The classes here are what Python sees as `lidx.Index`
 //! (`index`), `lidx.Matches` (`grep`), `lidx.Follower` (`follow`),
-//! `lidx.Family` and `lidx.Member` (`family`), and `lidx.merge` with its
-//! iterator `lidx.Merged` (`merge`);
+//! `lidx.Family` and `lidx.Member` (`family`), `lidx.merge` with its
+//! iterator `lidx.Merged` (`merge`), and `lidx.Collection` (`collection`);
 //! the file object `lidx.LineFile` and the exception classes are Python
 //! (`lidx/_file.py`, `lidx/_errors.py`), and `lidx/__init__.pyi` types it
 //! all.
@@ -20,6 +20,7 @@
 #![deny(missing_docs)]
 
 mod args;
+mod collection;
 mod errors;
 mod family;
 mod follow;
@@ -40,6 +41,7 @@ fn _lidx(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<family::Family>()?;
     m.add_class::<family::Member>()?;
     m.add_class::<merge::Merged>()?;
+    m.add_class::<collection::Collection>()?;
     m.add_function(wrap_pyfunction!(merge::merge, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

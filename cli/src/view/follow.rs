@@ -141,9 +141,9 @@ fn rejoin(
     for f in files {
         logs.push(if rotated {
             lidx::family::prepare(f)?;
-            Log::Family(lidx::family::Family::open(f, oo, false)?)
+            Log::Family(Arc::new(lidx::family::Family::open(f, oo, false)?))
         } else {
-            Log::File(Box::new(oo.open(f)?.index))
+            Log::File(std::sync::Arc::new(oo.open(f)?.index))
         });
     }
     Joined::new(logs, None, Order::Concat, cache_bytes, &mut |_, _| true).map(Arc::new)

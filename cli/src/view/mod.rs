@@ -255,9 +255,9 @@ fn collect(a: &ViewArgs) -> lidx::Result<Collection> {
     let mut windows = Vec::with_capacity(a.files.len());
     for file in &a.files {
         let log = if a.rotated {
-            lidx::join::Log::Family(super::family::open(file, &q, &time, false)?)
+            lidx::join::Log::Family(Arc::new(super::family::open(file, &q, &time, false)?))
         } else {
-            lidx::join::Log::File(Box::new(super::time::open(file, &q, &time)?))
+            lidx::join::Log::File(std::sync::Arc::new(super::time::open(file, &q, &time)?))
         };
         let all = log.lines();
         let w = match super::merged::time_range(&log, &time)? {
