@@ -48,7 +48,9 @@ Z() { if command -v pigz >/dev/null; then pigz -6 "$@"; else gzip -6 "$@"; fi; }
 
 if [ ! -f "$F/app.log" ]; then
   echo "generating $F..." >&2
-  target/release/examples/genlog "$F/all.log" "$((MEMBERS * MB))"
+  # From 2026-10-01: a 10 GB log's 23 days of stamps end before the files'
+  # modification times (a time index refuses stamps after them).
+  target/release/examples/genlog "$F/all.log" "$((MEMBERS * MB))" 42 2026-10-01
   # Cut into members of about MB bytes at line ends, oldest first.
   python3 - "$F" "$MEMBERS" "$MB" <<'EOF'
 import os, sys
@@ -70,9 +72,9 @@ EOF
 fi
 if [ ! -f "$M/c.log" ]; then
   echo "generating $M..." >&2
-  target/release/examples/genlog "$M/a.log" "$((MB * 3))" 1
-  target/release/examples/genlog "$M/b.log" "$((MB * 3))" 2
-  target/release/examples/genlog "$M/c.log" "$((MB * 3))" 3
+  target/release/examples/genlog "$M/a.log" "$((MB * 3))" 1 2026-10-01
+  target/release/examples/genlog "$M/b.log" "$((MB * 3))" 2 2026-10-01
+  target/release/examples/genlog "$M/c.log" "$((MB * 3))" 3 2026-10-01
 fi
 if [ -n "${GEN_ONLY:-}" ]; then exit 0; fi
 # The members in order, oldest first, for the baselines.

@@ -2,14 +2,31 @@
 //! benchmarks (`benches/compare.sh`): timestamped lines of varied length
 //! with a few recurring words, occasional long lines, ASCII only.
 //!
-//! `cargo run --release --example genlog -- OUT SIZE_BYTES [SEED]`
+//! `cargo run --release --example genlog -- OUT SIZE_BYTES [SEED [START]]`
+//!
+//! START (`YYYY-MM-DD`, default 2026-11-20) is the day of the first stamp;
+//! the stamps go on at 50 lines a second, never back.
 
 use std::io::Write;
 
-/// The day of the first stamp, in days since 1970-01-01 (2026-11-20), and
-/// the day number of 1_700_000_000 s.
-const DAY0: i64 = 20_777;
+/// The day number of 1_700_000_000 s, the first stamp's instant (its time
+/// of day is kept, its day is START's).
 const T0_DAY: u64 = 1_700_000_000 / 86400;
+
+/// `YYYY-MM-DD` as days since 1970-01-01 (the days-from-civil algorithm).
+fn days_of(date: &str) -> i64 {
+    let p: Vec<i64> = date
+        .split('-')
+        .map(|x| x.parse().expect("START is YYYY-MM-DD"))
+        .collect();
+    let (m, d) = (p[1], p[2]);
+    let y = p[0] - i64::from(m <= 2);
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let doy = (153 * (m + if m > 2 { -3 } else { 9 }) + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
 
 /// Days since 1970-01-01 as (year, month, day), by the days-to-civil
 /// algorithm.
@@ -28,11 +45,12 @@ fn civil(days: i64) -> (i64, i64, i64) {
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if args.len() < 3 {
-        eprintln!("usage: genlog OUT SIZE_BYTES [SEED]");
+        eprintln!("usage: genlog OUT SIZE_BYTES [SEED [START]]");
         std::process::exit(2);
     }
     let size: u64 = args[2].parse().expect("size in bytes");
     let mut seed: u64 = args.get(3).map_or(42, |s| s.parse().expect("seed"));
+    let day0 = days_of(args.get(4).map_or("2026-11-20", |s| s.as_str()));
     let mut next = move || {
         seed ^= seed << 13;
         seed ^= seed >> 7;
@@ -67,10 +85,9 @@ fn main() {
         line.clear();
         let r = next();
         let t = 1_700_000_000 + n / 50;
-        // The calendar from 2026-11-20 on (the day 1_700_000_000 s was
-        // always written as), past the month's end: the stamps never go
-        // back, however big the file.
-        let (year, month, day) = civil(DAY0 + (t / 86400 - T0_DAY) as i64);
+        // The calendar from START on, past the month's end: the stamps
+        // never go back, however big the file.
+        let (year, month, day) = civil(day0 + (t / 86400 - T0_DAY) as i64);
         write!(
             line,
             "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z {} [{}] ",
