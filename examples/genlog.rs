@@ -13,35 +13,6 @@ use std::io::Write;
 /// of day is kept, its day is START's).
 const T0_DAY: u64 = 1_700_000_000 / 86400;
 
-/// `YYYY-MM-DD` as days since 1970-01-01 (the days-from-civil algorithm).
-fn days_of(date: &str) -> i64 {
-    let p: Vec<i64> = date
-        .split('-')
-        .map(|x| x.parse().expect("START is YYYY-MM-DD"))
-        .collect();
-    let (m, d) = (p[1], p[2]);
-    let y = p[0] - i64::from(m <= 2);
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let doy = (153 * (m + if m > 2 { -3 } else { 9 }) + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
-/// Days since 1970-01-01 as (year, month, day), by the days-to-civil
-/// algorithm.
-fn civil(days: i64) -> (i64, i64, i64) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    (yoe + era * 400 + i64::from(month <= 2), month, day)
-}
-
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if args.len() < 3 {
@@ -50,7 +21,13 @@ fn main() {
     }
     let size: u64 = args[2].parse().expect("size in bytes");
     let mut seed: u64 = args.get(3).map_or(42, |s| s.parse().expect("seed"));
-    let day0 = days_of(args.get(4).map_or("2026-11-20", |s| s.as_str()));
+    let start: jiff::civil::Date = args
+        .get(4)
+        .map_or("2026-11-20", |s| s.as_str())
+        .parse()
+        .expect("START is YYYY-MM-DD");
+    // The date of the day being written, found again when the day changes.
+    let mut day = (u64::MAX, start);
     let mut next = move || {
         seed ^= seed << 13;
         seed ^= seed >> 7;
@@ -87,10 +64,17 @@ fn main() {
         let t = 1_700_000_000 + n / 50;
         // The calendar from START on, past the month's end: the stamps
         // never go back, however big the file.
-        let (year, month, day) = civil(day0 + (t / 86400 - T0_DAY) as i64);
+        if day.0 != t / 86400 {
+            let days = jiff::Span::new().days((t / 86400 - T0_DAY) as i64);
+            day = (t / 86400, start.checked_add(days).expect("a date"));
+        }
+        let date = day.1;
         write!(
             line,
-            "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z {} [{}] ",
+            "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z {} [{}] ",
+            date.year(),
+            date.month(),
+            date.day(),
             (t / 3600) % 24,
             (t / 60) % 60,
             t % 60,
