@@ -319,7 +319,14 @@ impl App {
                 s.push_str(&format!("/{total}+"));
                 match self.build {
                     Some((d, t)) if t > 0 => {
-                        s.push_str(&format!(" indexing {:.1}%", d as f64 * 100.0 / t as f64))
+                        // Several logs: their merge by time reports (their
+                        // sidecars were built before the screen).
+                        let what = if self.files.is_empty() {
+                            "indexing"
+                        } else {
+                            "merging"
+                        };
+                        s.push_str(&format!(" {what} {:.1}%", d as f64 * 100.0 / t as f64))
                     }
                     _ => s.push_str(" opening"),
                 }
