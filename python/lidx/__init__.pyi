@@ -285,6 +285,22 @@ class Collection:
     def origin(self, n: int) -> tuple[int, int]: ...
     def line_of(self, source: int, line_no: int) -> Union[int, None]: ...
     def line_at_time(self, t: Instant) -> Union[int, None]: ...
+    def grep(
+        self,
+        pattern: Pattern,
+        lines: Union[tuple[int, Union[int, None]], None] = None,
+        *,
+        ignore_case: bool = False,
+        smart_case: bool = False,
+        fixed_strings: bool = False,
+        word_regexp: bool = False,
+        line_regexp: bool = False,
+        invert_match: bool = False,
+        max_count: Union[int, None] = None,
+        crlf: bool = False,
+        unicode: bool = True,
+        threads: Union[int, None] = None,
+    ) -> Matches: ...
 
 class LineFile(io.RawIOBase):
     """A seekable, read-only binary file over the text, with line numbers."""

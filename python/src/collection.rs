@@ -6,6 +6,7 @@
 use crate::args;
 use crate::errors::{new_error, to_py};
 use crate::family::{Family, zone_of};
+use crate::grep::{self, Matches};
 use crate::index::{Index, Shared};
 use crate::numbering;
 use lidx::join::{Joined, Log, Order};
@@ -33,8 +34,8 @@ use std::sync::Arc;
 /// count from the end): :meth:`line`, :meth:`lines`, ``len()``. A
 /// source's last line without ``\n`` is given one in the whole.
 /// :meth:`origin` says where a line of the whole comes from,
-/// :meth:`line_of` where a source's line is in the whole, and
-/// :meth:`line_at_time` finds a time. Building a merge reads every line
+/// :meth:`line_of` where a source's line is in the whole,
+/// :meth:`line_at_time` finds a time, and :meth:`grep` searches the whole. Building a merge reads every line
 /// once, for its time; a concatenation reads nothing. Memory: about 56
 /// bytes each time the whole goes from one source to another (a merge of
 /// more than 4 M such turns is refused: narrow it with ``since`` and
@@ -253,6 +254,47 @@ impl Collection {
             .detach(|| self.joined.line_at_time(t))
             .map_err(|e| to_py(py, e))?;
         Ok(l.map(|l| l + 1))
+    }
+
+    /// Collection.grep(pattern, lines=None, *, ignore_case=False, smart_case=False, fixed_strings=False, word_regexp=False, line_regexp=False, invert_match=False, max_count=None, crlf=False, unicode=True, threads=None)
+    /// --
+    ///
+    /// Searches the whole as :meth:`Index.grep` searches a file, and yields
+    /// ``(line_no, offset, line)`` in the whole's order: the line's number
+    /// in the whole (:meth:`origin` says whose it is), its offset in the
+    /// whole's text and its bytes.
+    #[pyo3(signature = (pattern, lines=None, *, ignore_case=false, smart_case=false, fixed_strings=false, word_regexp=false, line_regexp=false, invert_match=false, max_count=None, crlf=false, unicode=true, threads=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn grep(
+        &self,
+        py: Python<'_>,
+        pattern: &Bound<'_, PyAny>,
+        lines: Option<(i64, Option<i64>)>,
+        ignore_case: bool,
+        smart_case: bool,
+        fixed_strings: bool,
+        word_regexp: bool,
+        line_regexp: bool,
+        invert_match: bool,
+        #[pyo3(from_py_with = args::max_count)] max_count: Option<u64>,
+        crlf: bool,
+        unicode: bool,
+        #[pyo3(from_py_with = args::threads)] threads: Option<usize>,
+    ) -> PyResult<Matches> {
+        let flags = grep::Flags {
+            ignore_case,
+            smart_case,
+            fixed_strings,
+            word_regexp,
+            line_regexp,
+            invert_match,
+            max_count,
+            crlf,
+            unicode,
+            threads,
+        };
+        let index = Shared::Own(Arc::clone(self.joined.index()));
+        grep::request(py, index, pattern, lines, &flags)
     }
 
     fn __repr__(&self) -> String {

@@ -154,6 +154,54 @@ pub fn patterns(py: Python<'_>, pattern: &Bound<'_, PyAny>) -> PyResult<Vec<Stri
     Ok(vec![one(pattern)?])
 }
 
+/// The keyword arguments of `Index.grep` and `Collection.grep`.
+pub struct Flags {
+    pub ignore_case: bool,
+    pub smart_case: bool,
+    pub fixed_strings: bool,
+    pub word_regexp: bool,
+    pub line_regexp: bool,
+    pub invert_match: bool,
+    pub max_count: Option<u64>,
+    pub crlf: bool,
+    pub unicode: bool,
+    pub threads: Option<usize>,
+}
+
+/// A `grep` call: `pattern` over `lines` (as given: 1-based, both ends
+/// included; None: all) of `index`.
+pub fn request(
+    py: Python<'_>,
+    index: Shared,
+    pattern: &Bound<'_, PyAny>,
+    lines: Option<(i64, Option<i64>)>,
+    f: &Flags,
+) -> PyResult<Matches> {
+    let patterns = patterns(py, pattern)?;
+    let range = match lines {
+        None => 0..u64::MAX,
+        Some((a, b)) => crate::numbering::range(py, &index, a, b)?,
+    };
+    let opts = GrepOptions {
+        matcher: MatcherOptions {
+            fixed_strings: f.fixed_strings,
+            case_insensitive: f.ignore_case,
+            smart_case: f.smart_case,
+            word: f.word_regexp,
+            line: f.line_regexp,
+            crlf: f.crlf,
+            no_unicode: !f.unicode,
+        },
+        invert: f.invert_match,
+        max_count: f.max_count,
+        threads: f
+            .threads
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+            .max(1),
+    };
+    start(py, index, &patterns, range, &opts)
+}
+
 /// Compiles the patterns and starts the search of `lines` (0-based,
 /// half-open, the end unclamped).
 pub fn start(

@@ -10,7 +10,7 @@
 use crate::args;
 use crate::errors::{IntoPy, new_error, to_py, to_py_about};
 use crate::follow::Follower;
-use crate::grep::{self, GrepOptions, Matches};
+use crate::grep::{self, Matches};
 use crate::numbering;
 use crate::progress::Progress;
 use lidx::ingest::writer::AtomicFile;
@@ -855,28 +855,19 @@ impl Index {
         #[pyo3(from_py_with = args::threads)] threads: Option<usize>,
     ) -> PyResult<Matches> {
         let st = self.state()?;
-        let patterns = grep::patterns(py, pattern)?;
-        let range = match lines {
-            None => 0..u64::MAX,
-            Some((a, b)) => numbering::range(py, &st.index, a, b)?,
-        };
-        let opts = GrepOptions {
-            matcher: lidx::search::MatcherOptions {
-                fixed_strings,
-                case_insensitive: ignore_case,
-                smart_case,
-                word: word_regexp,
-                line: line_regexp,
-                crlf,
-                no_unicode: !unicode,
-            },
-            invert: invert_match,
+        let flags = grep::Flags {
+            ignore_case,
+            smart_case,
+            fixed_strings,
+            word_regexp,
+            line_regexp,
+            invert_match,
             max_count,
-            threads: threads
-                .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-                .max(1),
+            crlf,
+            unicode,
+            threads,
         };
-        grep::start(py, st.index.clone(), &patterns, range, &opts)
+        grep::request(py, st.index.clone(), pattern, lines, &flags)
     }
 
     /// Index.follow(start=None, *, interval=0.25)

@@ -111,3 +111,30 @@ def test_bad_sources(logs):
             c.line_of(2, 1)
     # The collection keeps its sources' indexes: closed, they still read.
     assert c.line(1) == terminated(open(pb, "rb").readline())
+
+
+def test_grep_searches_the_whole(logs):
+    import re
+
+    (pa, a), (live, model) = logs["a"], logs["fam"]
+    with lidx.Index(pa, time=True) as ia, lidx.Family(live, time=True) as f:
+        for merge in (True, False):
+            c = lidx.Collection([ia, f], merge=merge)
+            whole = c.lines(1, -1)
+            offsets = [0]
+            for line in whole:
+                offsets.append(offsets[-1] + len(line))
+            for pattern, kw in [(r"WARN event \d*5 ", {}), ("frame 1", {"ignore_case": True}), ("INFO", {"invert_match": True})]:
+                rx = re.compile(pattern.encode(), re.I if kw.get("ignore_case") else 0)
+                invert = kw.get("invert_match", False)
+                want = [
+                    (k + 1, offsets[k], line)
+                    for k, line in enumerate(whole)
+                    if bool(rx.search(line.rstrip(b"\n"))) != invert
+                ]
+                assert want, pattern
+                assert list(c.grep(pattern, **kw)) == want, (merge, pattern)
+            # A range of the whole, and a count.
+            assert list(c.grep("event", (100, 200), max_count=3)) == [
+                (k + 1, offsets[k], whole[k]) for k in range(99, 200) if b"event" in whole[k]
+            ][:3]
