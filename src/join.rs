@@ -13,7 +13,7 @@
 //! checkpoints, shifted, and the runs' starts: nothing is scanned for a
 //! concatenation; a merge by time reads every line once, for its time.
 //!
-//! Memory: 48 bytes a run, plus the checkpoints (16 bytes per 32 KiB of
+//! Memory: 68 bytes a run, plus the checkpoints (16 bytes per 32 KiB of
 //! text at most). A concatenation has a run per file; a merge has one
 //! each time the merge goes from one log to another, at most one a line.
 //! Past [`MAX_RUNS`] the merge is refused, with a way to narrow it.
@@ -30,7 +30,7 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-/// Runs a merge may have (about 200 MB of them).
+/// Runs a merge may have (about 285 MB of them).
 pub const MAX_RUNS: usize = 1 << 22;
 
 /// Checkpoints of the whole are at least this far apart.
@@ -272,9 +272,17 @@ impl Joined {
         let (mut by_log, mut cps) = (vec![Vec::new(); logs.len()], Vec::new());
         let mut member_cps: std::collections::HashMap<(u32, u32), Vec<Checkpoint>> =
             Default::default();
-        let mut last: Option<u64> = None;
-        let mut take = |cp: Checkpoint, cps: &mut Vec<Checkpoint>| {
-            if last.is_none_or(|l| cp.offset >= l + SPACING) {
+        // Candidates closer than SPACING to the last one kept are passed
+        // over, but the one before a long gap is kept: a line longer than
+        // the spacing has a checkpoint at both ends, as in a sidecar built
+        // from the text.
+        let (mut last, mut passed): (Option<u64>, Option<Checkpoint>) = (None, None);
+        let mut take = |cp: Checkpoint, cps: &mut Vec<Checkpoint>| match last {
+            Some(l) if cp.offset < l + SPACING => passed = Some(cp),
+            _ => {
+                if let Some(p) = passed.take().filter(|p| cp.offset - p.offset >= SPACING) {
+                    cps.push(p);
+                }
                 last = Some(cp.offset);
                 cps.push(cp);
             }
@@ -315,12 +323,16 @@ impl Joined {
             }
         }
         drop(member_cps);
-        if cps.is_empty() {
-            cps.push(Checkpoint { line: 0, offset: 0 });
-        }
         let (lines, len) = runs.last().map_or((0, 0), |r| {
             (r.line + r.lines, r.start + r.len + u64::from(r.newline))
         });
+        // The start of a long last line.
+        if let Some(p) = passed.filter(|p| len - p.offset >= SPACING) {
+            cps.push(p);
+        }
+        if cps.is_empty() {
+            cps.push(Checkpoint { line: 0, offset: 0 });
+        }
         let runs: Arc<[Run]> = runs.into();
         let text = Text {
             logs: Arc::clone(&logs),
@@ -610,6 +622,14 @@ mod tests {
         Index::build_in_memory(Box::new(MemSource::new(text.to_vec())), &opts).unwrap()
     }
 
+    fn plain(text: &[u8]) -> Index {
+        let opts = BuildOptions {
+            spacing: 4096,
+            ..BuildOptions::default()
+        };
+        Index::build_in_memory(Box::new(MemSource::new(text.to_vec())), &opts).unwrap()
+    }
+
     fn lines_of(text: &[u8]) -> Vec<Vec<u8>> {
         let mut v: Vec<Vec<u8>> = text
             .split_inclusive(|&b| b == b'\n')
@@ -747,6 +767,44 @@ mod tests {
             });
             assert_eq!(got, want, "t={t}");
         }
+    }
+
+    #[test]
+    fn a_long_line_has_a_checkpoint_at_its_start() {
+        // A 200 KB line 6 bytes into the second file: its start is less
+        // than SPACING past the run's start, and still a checkpoint.
+        let first = b"a\n".repeat(10);
+        let mut second = b"short\n".to_vec();
+        second.extend(std::iter::repeat_n(b'x', 200_000));
+        second.extend_from_slice(b"\nend\n");
+        let logs = vec![
+            Log::File(Arc::new(plain(&first))),
+            Log::File(Arc::new(plain(&second))),
+        ];
+        let j = Joined::new(logs, None, Order::Concat, 1 << 20, &mut |_, _| true).unwrap();
+        let start = first.len() as u64 + 6;
+        assert_eq!(j.index().line_at(start + 100_000).unwrap(), 11);
+        assert_eq!(
+            j.index()
+                .checkpoint_for_offset(start + 100_000)
+                .unwrap()
+                .offset,
+            start
+        );
+        // The same line last in the whole: no checkpoint after it.
+        second.truncate(second.len() - 4);
+        let logs = vec![
+            Log::File(Arc::new(plain(&first))),
+            Log::File(Arc::new(plain(&second))),
+        ];
+        let j = Joined::new(logs, None, Order::Concat, 1 << 20, &mut |_, _| true).unwrap();
+        assert_eq!(
+            j.index()
+                .checkpoint_for_offset(start + 100_000)
+                .unwrap()
+                .offset,
+            start
+        );
     }
 
     #[test]

@@ -1287,7 +1287,7 @@ int lidx_follow_close(struct lidx_follower *follower);
  * The collection shares the sources' indexes: they may be closed before
  * it. A family member's handle (from lidx_family_member()) is not taken:
  * give its family. A concatenation reads nothing; a merge reads every
- * line once, for its time, and holds about 56 bytes each time the whole
+ * line once, for its time, and holds about 70 bytes each time the whole
  * goes from one source to another (more than 4,194,304 such turns is
  * LIDX_ERROR_INVALID: merge a narrower time range).
  *

@@ -36,7 +36,7 @@ use std::sync::Arc;
 /// :meth:`origin` says where a line of the whole comes from,
 /// :meth:`line_of` where a source's line is in the whole,
 /// :meth:`line_at_time` finds a time, and :meth:`grep` searches the whole. Building a merge reads every line
-/// once, for its time; a concatenation reads nothing. Memory: about 56
+/// once, for its time; a concatenation reads nothing. Memory: about 70
 /// bytes each time the whole goes from one source to another (a merge of
 /// more than 4 M such turns is refused: narrow it with ``since`` and
 /// ``until``). Thread-safe; the GIL is released during every read.

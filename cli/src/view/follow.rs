@@ -94,6 +94,7 @@ pub fn spawn_joined(
     files: Vec<PathBuf>,
     rotated: bool,
     oo: OpenOptions,
+    build: bool,
     cache_bytes: usize,
     tx: Sender<Msg>,
     stop: Arc<AtomicBool>,
@@ -101,18 +102,19 @@ pub fn spawn_joined(
     std::thread::Builder::new()
         .name("lidx-view-follow".into())
         .spawn(move || {
-            let mut seen = looks(&files, rotated);
+            // Nothing seen yet: the first poll joins the logs as they are
+            // now (they may have grown since the view was opened).
+            let mut seen = Vec::new();
             while !stop.load(Ordering::SeqCst) {
                 std::thread::sleep(POLL);
                 let now = looks(&files, rotated);
                 if now == seen {
                     continue;
                 }
-                let joined = rejoin(&files, rotated, &oo, cache_bytes);
+                let joined = rejoin(&files, rotated, &oo, build, cache_bytes);
                 if joined.is_ok() {
                     seen = now;
                 }
-                let failed = joined.is_err();
                 if stop.load(Ordering::SeqCst)
                     || tx
                         .send(Msg::Rejoined(joined.map_err(|e| e.to_string())))
@@ -120,31 +122,43 @@ pub fn spawn_joined(
                 {
                     return;
                 }
-                if failed {
-                    // Caught in the middle of a rotation, maybe: a while,
-                    // then again.
-                    std::thread::sleep(POLL * 10);
-                }
+                // Caught in the middle of a rotation, maybe: a while, then
+                // again. A busy log is joined again at most once a second
+                // (each join opens every member's sidecar).
+                std::thread::sleep(POLL * 10);
             }
         })
         .expect("spawn the follow thread");
 }
 
 /// The logs of `files` opened again and joined one after the other.
+/// `rewritten`: a file was rewritten (its sidecar built again), so its
+/// lines may not be the ones shown before.
 fn rejoin(
     files: &[PathBuf],
     rotated: bool,
     oo: &OpenOptions,
+    build: bool,
     cache_bytes: usize,
-) -> lidx::Result<Arc<Joined>> {
+) -> lidx::Result<(Arc<Joined>, bool)> {
     let mut logs = Vec::with_capacity(files.len());
+    let mut rewritten = false;
     for f in files {
         logs.push(if rotated {
-            lidx::family::prepare(f)?;
+            if build {
+                // Sidecars follow their members across the renames.
+                lidx::family::prepare(f)?;
+            }
             Log::Family(Arc::new(lidx::family::Family::open(f, oo, false)?))
         } else {
-            Log::File(std::sync::Arc::new(oo.open(f)?.index))
+            let o = oo.open(f)?;
+            rewritten |= matches!(
+                o.action,
+                lidx::Action::Rebuilt(_) | lidx::Action::Forced | lidx::Action::Damaged
+            );
+            Log::File(std::sync::Arc::new(o.index))
         });
     }
-    Joined::new(logs, None, Order::Concat, cache_bytes, &mut |_, _| true).map(Arc::new)
+    let j = Joined::new(logs, None, Order::Concat, cache_bytes, &mut |_, _| true)?;
+    Ok((Arc::new(j), rewritten))
 }

@@ -118,6 +118,10 @@ pub struct Collection {
     pub order: lidx::join::Order,
     /// The FILEs, as given.
     pub files: Vec<PathBuf>,
+    /// How they were opened (a time index as asked), to open them again
+    /// when followed; and whether sidecars may be written.
+    pub oo: lidx::OpenOptions,
+    pub build: bool,
 }
 
 /// What the other threads tell the UI thread.
@@ -163,8 +167,9 @@ pub enum Msg {
     },
     /// The followed file changed.
     Followed(Result<(FollowEvent, Option<Arc<Index>>), String>),
-    /// The followed logs changed: joined again.
-    Rejoined(Result<Arc<lidx::join::Joined>, String>),
+    /// The followed logs changed: joined again, and whether a file was
+    /// rewritten.
+    Rejoined(Result<(Arc<lidx::join::Joined>, bool), String>),
     /// A signal was caught ([`signals`]).
     Signal(i32),
     /// The index of standard input's spool as it grew, with its complete
@@ -277,5 +282,7 @@ fn collect(a: &ViewArgs) -> lidx::Result<Collection> {
             lidx::join::Order::Concat
         },
         files: a.files.clone(),
+        oo: super::time::open_options(&q, &time)?,
+        build: !q.no_build,
     })
 }

@@ -690,15 +690,19 @@ fn the_viewer_follows_a_family_across_rotations() {
         &numbered(&sed(&f, 1, r), 3, ROWS),
         "lines 1-",
     );
+    let append = |a: usize, b: usize| {
+        let mut live = std::fs::OpenOptions::new()
+            .append(true)
+            .open(d.join("app.log"))
+            .unwrap();
+        std::io::Write::write_all(&mut live, &part(a, b)).unwrap();
+    };
+    // Lines written before F are there once it is pressed.
+    append(151, 153);
     p.keys(&["F"]);
-    p.expect("F", &numbered(&sed(&f, 151 - r, 150), 3, ROWS), "following");
+    p.expect("F", &numbered(&sed(&f, 154 - r, 153), 3, ROWS), "following");
     // A write to the live file.
-    let mut live = std::fs::OpenOptions::new()
-        .append(true)
-        .open(d.join("app.log"))
-        .unwrap();
-    std::io::Write::write_all(&mut live, &part(151, 160)).unwrap();
-    drop(live);
+    append(154, 160);
     p.expect(
         "a write",
         &numbered(&sed(&f, 161 - r, 160), 3, ROWS),
@@ -715,12 +719,7 @@ fn the_viewer_follows_a_family_across_rotations() {
     );
     // The oldest member deleted, a line more: the numbers stay.
     std::fs::remove_file(d.join("app.log.2")).unwrap();
-    let mut live = std::fs::OpenOptions::new()
-        .append(true)
-        .open(d.join("app.log"))
-        .unwrap();
-    std::io::Write::write_all(&mut live, &part(176, 180)).unwrap();
-    drop(live);
+    append(176, 180);
     p.expect(
         "the oldest deleted",
         &numbered(&sed(&f, 181 - r, 180), 3, ROWS),

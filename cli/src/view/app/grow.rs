@@ -43,10 +43,12 @@ impl App {
                 return;
             }
             let stop = Arc::new(AtomicBool::new(false));
+            let (oo, build) = self.reopen.clone().expect("a collection's options");
             follow::spawn_joined(
                 self.files.clone(),
                 self.rotated,
-                self.oo.clone(),
+                oo,
+                build,
                 self.cache_bytes,
                 self.tx.clone(),
                 Arc::clone(&stop),
@@ -90,11 +92,11 @@ impl App {
     /// keep their places when only the last log grew (a family's live
     /// file, a rotation); otherwise the marks are moved to where their
     /// lines are now, and the filter starts again.
-    pub(super) fn rejoined(&mut self, r: Result<Arc<lidx::join::Joined>, String>) {
+    pub(super) fn rejoined(&mut self, r: Result<(Arc<lidx::join::Joined>, bool), String>) {
         if self.following.is_none() {
             return;
         }
-        let joined = match r {
+        let (joined, rewritten) = match r {
             Ok(j) => j,
             Err(e) => {
                 self.message = Some(format!("error: {e}"));
@@ -102,9 +104,10 @@ impl App {
             }
         };
         let old = self.joined.take();
-        let kept = old
-            .as_ref()
-            .is_some_and(|o| appended_only(&o.joined, &joined));
+        let kept = !rewritten
+            && old
+                .as_ref()
+                .is_some_and(|o| appended_only(&o.joined, &joined));
         let index = Arc::clone(joined.index());
         if let Some(o) = old.as_ref().filter(|_| !kept) {
             let end = index.line_count();
@@ -120,6 +123,14 @@ impl App {
             if let Some(p) = self.prev.as_mut() {
                 moved(p);
             }
+            // A search's answer, or a lookup's, would name a line of the
+            // old whole.
+            if self.running.take().is_some() {
+                self.searcher.cancel();
+            }
+            self.last_match = None;
+            self.locating = false;
+            self.locate_token += 1;
         }
         self.joined = Some(super::joined::Shown::new(joined, &self.files));
         self.store.clear();

@@ -18,7 +18,8 @@ use lidx::join::{Joined, Order};
 use ratatui::style::{Color, Style};
 use std::sync::Arc;
 
-/// The gutter's file names are cut to this many characters.
+/// The gutter's file names are cut to this many characters (their ends
+/// kept).
 const TAG_MAX: usize = 24;
 
 /// The colours of the files' names, in turn.
@@ -107,6 +108,17 @@ impl Shown {
     }
 }
 
+/// A name as the gutter shows it: at most [`TAG_MAX`] characters, its
+/// start cut (`…`), so that two paths that end differently stay apart.
+fn tag(name: &str) -> String {
+    let n = name.chars().count();
+    if n <= TAG_MAX {
+        return name.to_string();
+    }
+    let tail: String = name.chars().skip(n - (TAG_MAX - 1)).collect();
+    format!("…{tail}")
+}
+
 /// The status line's name for a collection.
 pub(super) fn title(c: &Collection) -> String {
     let one = |p: &std::path::Path| {
@@ -172,7 +184,7 @@ impl App {
                 let Some((k, n)) = s.joined.origin(l) else {
                     return vec![(" ".repeat(width), dim)];
                 };
-                let name: String = s.names[k].chars().take(s.tag_width).collect();
+                let name = tag(&s.names[k]);
                 vec![
                     (
                         format!("{name:<w$} ", w = s.tag_width),

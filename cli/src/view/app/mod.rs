@@ -109,6 +109,9 @@ struct App {
     rotated: bool,
     /// Lines are chosen by time (`--since`, `--until`).
     window: bool,
+    /// How a collection's logs are opened again when followed, and
+    /// whether sidecars may be written.
+    reopen: Option<(OpenOptions, bool)>,
     cache_bytes: usize,
 }
 
@@ -195,6 +198,7 @@ pub fn run(a: ViewArgs, collection: Option<Collection>) -> lidx::Result<super::S
             .unwrap_or_default(),
         rotated: a.rotated,
         window: a.time.selects(),
+        reopen: collection.as_ref().map(|c| (c.oo.clone(), c.build)),
         cache_bytes: a.opts.cache_mb.saturating_mul(1 << 20),
     };
     signals::install(tx.clone()).map_err(|e| term_error(&a.file, e))?;
