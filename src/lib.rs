@@ -104,8 +104,8 @@ pub use error::count_of;
 pub use error::{Error, Result, SourceDamage};
 pub use index::locate;
 pub use index::{
-    Action, DEFAULT_CACHE_BYTES, FollowEvent, Follower, Index, Info, LineBuf, LinesRead,
-    OpenOptions, Opened, SourceStat, TimeInfo, VerifyReport,
+    Action, DEFAULT_CACHE_BYTES, FollowEvent, Follower, Index, Info, LineBatches, LineBuf,
+    LinesRead, OpenOptions, Opened, Partition, SourceStat, TimeInfo, VerifyReport,
 };
 pub use ingest::fingerprint::{Evidence, Memo, Proof, Verdict};
 pub use ingest::pack::{PackFormat, PackOptions, Packed, pack};

@@ -5566,3 +5566,61 @@ fn family_requirement_numbers() {
         BTreeSet::from([2, 3, 4, 5, 8])
     );
 }
+
+// ---------------------------------------------------------------------------
+// format-spec/partitions-v1.md: partition plans.
+
+/// §6's example: its table, and the plans the text states, equal what
+/// `Index::partitions` gives.
+#[test]
+fn partitions_example_of_section_6() {
+    let path = root().join("format-spec/partitions-v1.md");
+    let spec = std::fs::read_to_string(&path).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("eight.txt");
+    let text: String = (0..8).map(|i| format!("L{i}\n")).collect();
+    std::fs::write(&src, &text).unwrap();
+    let index = lidx::OpenOptions::new()
+        .spacing(6)
+        .open(&src)
+        .unwrap()
+        .index;
+    let cps: Vec<(u64, u64)> = index
+        .seek_points()
+        .unwrap()
+        .into_iter()
+        .map(|(t, _)| t)
+        .map(|o| (index.line_at(o).unwrap(), o))
+        .collect();
+    assert_eq!(cps, [(0, 0), (2, 6), (4, 12), (6, 18)]);
+    let range = |s: &str| -> std::ops::Range<u64> {
+        let (a, b) = s.split_once("..").unwrap();
+        a.parse().unwrap()..b.parse().unwrap()
+    };
+    let t = table(&spec, "Table P1");
+    let plan = index.partitions(0..8, 7).unwrap();
+    assert_eq!(plan.len(), t.rows.len());
+    for (p, row) in plan.iter().zip(&t.rows) {
+        assert_eq!(p.lines, range(&row[t.col("lines")]));
+        assert_eq!(p.text, range(&row[t.col("text")]));
+        assert_eq!(p.source, range(&row[t.col("source")]));
+        assert_eq!(p.time, None);
+    }
+    let fine: Vec<_> = index
+        .partitions(0..8, 1)
+        .unwrap()
+        .into_iter()
+        .map(|p| p.lines)
+        .collect();
+    assert_eq!(fine, [0..2, 2..4, 4..6, 6..8]);
+    assert!(spec.contains("(0..2, 2..4,\n4..6, 6..8)"));
+    let inner: Vec<_> = index
+        .partitions(3..7, 7)
+        .unwrap()
+        .into_iter()
+        .map(|p| (p.lines, p.text))
+        .collect();
+    assert_eq!(inner, [(3..6, 9..18), (6..7, 18..21)]);
+    assert!(spec.contains("lines 3..6 with text 9..18"));
+    assert!(spec.contains("lines 6..7 with text 18..21"));
+}

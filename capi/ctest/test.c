@@ -162,7 +162,7 @@ static int run_queries(int argc, char **argv) {
   while (fgets(line, sizeof line, q)) {
     line[strcspn(line, "\n")] = 0;
     fprintf(w, "%s\n", line);
-    uint64_t a = 0, b = 0, c = 0;
+    uint64_t a = 0, b = 0, c = 0, d = 0;
     if (strcmp(line, "count") == 0) {
       uint64_t n = 0;
       rc = lidx_line_count(ix, &n);
@@ -201,6 +201,23 @@ static int run_queries(int argc, char **argv) {
         fputc('\n', w);
       }
       free(buf);
+    } else if (sscanf(line, "parts %" SCNu64 " %" SCNu64 " %" SCNu64
+                      " %" SCNu64, &a, &b, &c, &d) == 4) {
+      /* An array of exactly d partitions (NULL for 0), for ASan. */
+      lidx_partition *parts = d ? malloc(d * sizeof *parts) : NULL;
+      size_t n = 7777;
+      rc = lidx_partitions(ix, a, b, c, parts, (size_t)d, &n);
+      fprintf(w, "= %s n %zu\n", lidx_status_str(rc), n);
+      if (rc == LIDX_OK)
+        for (size_t i = 0; i < n; i++)
+          fprintf(w,
+                  "p %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
+                  " %" PRIu64 " %u %" PRId64 " %" PRId64 "\n",
+                  parts[i].first_line, parts[i].line_count,
+                  parts[i].text_start, parts[i].text_end,
+                  parts[i].source_start, parts[i].source_end,
+                  parts[i].has_time, parts[i].time_min, parts[i].time_max);
+      free(parts);
     } else if (strncmp(line, "search ", 7) == 0) {
       unsigned flags = 0;
       uint64_t max = 0, before = 0, after = 0, first = 0, count = 0, stop = 0;

@@ -729,6 +729,58 @@ typedef struct lidx_index_info {
 } lidx_index_info;
 
 /**
+ * One partition of a plan (lidx_partitions()).
+ */
+typedef struct lidx_partition {
+  /**
+   * Its first line (0-based).
+   */
+  uint64_t first_line;
+  /**
+   * Its number of lines (at least 1).
+   */
+  uint64_t line_count;
+  /**
+   * Its text: bytes `text_start` .. `text_end` (uncompressed for an
+   * archive), from its first line's start to its last line's end.
+   */
+  uint64_t text_start;
+  /**
+   * End (exclusive) of its text.
+   */
+  uint64_t text_end;
+  /**
+   * The bytes of the file a reader of it decodes: from the access point
+   * or frame at or before `text_start` to the first at or after
+   * `text_end` (equal to the text's for a plain file).
+   */
+  uint64_t source_start;
+  /**
+   * End (exclusive) of the bytes of the file it needs.
+   */
+  uint64_t source_end;
+  /**
+   * With `has_time`: every line's time `t` (nanoseconds since the
+   * epoch; its stamp's, or the last stamp's before it) has `time_min <=
+   * t <= time_max`. Bounds: exact for a log written in time order.
+   */
+  int64_t time_min;
+  /**
+   * Upper bound of its lines' times (with `has_time`).
+   */
+  int64_t time_max;
+  /**
+   * 1 when the time bounds hold; 0 without a time index, or when no
+   * line of the partition has a time.
+   */
+  uint32_t has_time;
+  /**
+   * Reserved, 0.
+   */
+  uint32_t reserved;
+} lidx_partition;
+
+/**
  * How to match and which lines to report. Fill it with
  * lidx_search_options_init(), then change the fields wanted. Read only
  * during lidx_pattern_new().
@@ -1146,6 +1198,40 @@ int lidx_verdict(const struct lidx_index *index,
  */
 int lidx_info(const struct lidx_index *index,
               struct lidx_index_info *info);
+
+/**
+ * Splits lines `first` .. `first + count - 1` (0-based; clamped to the
+ * line count) into partitions of about `target_bytes` (>= 1) of text
+ * each, in order: every line of the range is in exactly one partition,
+ * none is split, and each partition after the first starts at a
+ * checkpoint just after a gzip access point or zstd frame (any
+ * checkpoint of a plain file), so a reader decodes it from there, never
+ * from the start of an archive. Reads only the sidecar (but for a range
+ * whose ends are not checkpoints: one line lookup each). All or nothing,
+ * as lidx_read_lines():
+ *
+ * - `*n` (may be NULL) receives the number of partitions, always (0 for
+ *   an empty range);
+ * - when `cap` >= that, they are written to `parts[0 .. *n]` and LIDX_OK
+ *   is returned;
+ * - otherwise nothing is written to `parts` and LIDX_ERROR_BUFFER is
+ *   returned: call again with room for `*n`. `parts` may be NULL with
+ *   `cap` 0 to learn the number only.
+ *
+ * Other errors: _INVALID (`target_bytes` 0), _IO, _STALE, _FOREIGN,
+ * _CORRUPT, _SOURCE, _REMOTE. Thread-safe.
+ *
+ * # Safety
+ * `index` is a live handle; `parts` points to `cap` writable
+ * lidx_partition (or `cap` is 0); `n` is NULL or writable.
+ */
+int lidx_partitions(const struct lidx_index *index,
+                    uint64_t first,
+                    uint64_t count,
+                    uint64_t target_bytes,
+                    struct lidx_partition *parts,
+                    size_t cap,
+                    size_t *n);
 
 /**
  * Fills `opts` with the defaults (see each field). Returns LIDX_OK, or

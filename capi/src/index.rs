@@ -398,7 +398,7 @@ fn zero_based(h: &lidx_index, e: lidx_core::Error, what: &str) -> Fail {
 ///
 /// # Safety
 /// `p` is NULL or a live handle.
-unsafe fn handle<'a>(p: *const lidx_index) -> Result<&'a lidx_index, Fail> {
+pub(crate) unsafe fn handle<'a>(p: *const lidx_index) -> Result<&'a lidx_index, Fail> {
     // SAFETY: the caller's contract.
     unsafe { ffi::obj(p, "index") }
 }

@@ -12,7 +12,8 @@
 //! Layout: [`status`] the status codes; `boundary` the guard every entry
 //! point runs in (panics caught, errors mapped, the per-thread message);
 //! `ffi` the only place raw pointers become references; [`index`] open,
-//! queries (time queries included), verdict, info, close; [`search`]
+//! queries (time queries included), verdict, info, close; [`partition`]
+//! partition plans for workers that read a file apart; [`search`]
 //! patterns and range search; [`follow`] following a growing file;
 //! [`family`] rotation families read as one log; [`merge`] several logs
 //! merged by time.
@@ -26,6 +27,7 @@ mod boundary;
 mod ffi;
 
 pub mod index;
+pub mod partition;
 pub mod search;
 
 pub mod follow;

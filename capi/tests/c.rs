@@ -341,7 +341,17 @@ enum Query {
     Len,
     Span(u64),
     At(u64),
-    Read { first: u64, count: u64, cap: u64 },
+    Read {
+        first: u64,
+        count: u64,
+        cap: u64,
+    },
+    Parts {
+        first: u64,
+        count: u64,
+        target: u64,
+        cap: u64,
+    },
     Search(SearchQuery),
 }
 
@@ -375,6 +385,12 @@ impl Query {
             Query::Span(l) => format!("span {l}"),
             Query::At(o) => format!("at {o}"),
             Query::Read { first, count, cap } => format!("read {first} {count} {cap}"),
+            Query::Parts {
+                first,
+                count,
+                target,
+                cap,
+            } => format!("parts {first} {count} {target} {cap}"),
             Query::Search(s) => format!(
                 "search {} {} {} {} {} {} {} {}",
                 s.flags, s.max, s.before, s.after, s.first, s.count, s.stop, s.pattern
@@ -440,6 +456,25 @@ fn queries(o: &Oracle<'_>) -> Vec<Query> {
         };
         for cap in [0, need.saturating_sub(1), need, need + 100] {
             q.push(Query::Read { first, count, cap });
+        }
+    }
+    for &(first, count, target) in &[
+        (0, u64::MAX, 1),
+        (0, u64::MAX, 1 << 14),
+        (0, u64::MAX, u64::MAX),
+        (n / 3, n / 3, 5000),
+        (n, 5, 1),
+        (3, 0, 1),
+        (0, 10, 0),
+    ] {
+        // Arrays too short, and long enough for any plan of these files.
+        for cap in [0, 1, 3, 100_000] {
+            q.push(Query::Parts {
+                first,
+                count,
+                target,
+                cap,
+            });
         }
     }
     let s = |flags, max, before, after, first, count, stop, pattern| {
@@ -545,10 +580,64 @@ fn expected(o: &Oracle<'_>, index: &lidx_core::Index, queries: &[Query]) -> Vec<
                     writeln!(w, "= LIDX_ERROR_BUFFER needed {need} lines 0").unwrap();
                 }
             }
+            Query::Parts {
+                first,
+                count,
+                target,
+                cap,
+            } => parts_expected(o, index, (*first, *count, *target, *cap), &mut w),
             Query::Search(s) => search_expected(o, index, s, &mut w),
         }
     }
     w
+}
+
+/// A plan as the core makes it, checked against the oracle's lines first:
+/// contiguous, covering the clamped range, each text range the lines'
+/// bytes.
+fn parts_expected(
+    o: &Oracle<'_>,
+    index: &lidx_core::Index,
+    (first, count, target, cap): (u64, u64, u64, u64),
+    w: &mut Vec<u8>,
+) {
+    if target == 0 {
+        writeln!(w, "= LIDX_ERROR_INVALID n 7777").unwrap();
+        return;
+    }
+    let n = o.lines();
+    let (a, b) = (first.min(n), first.saturating_add(count).min(n));
+    let plan = index
+        .partitions(first..first.saturating_add(count), target)
+        .unwrap();
+    let mut at = a;
+    for p in &plan {
+        assert_eq!(p.lines.start, at);
+        assert!(p.lines.end > p.lines.start);
+        assert_eq!(p.text.start, o.span(p.lines.start).0);
+        assert_eq!(p.text.end, o.span(p.lines.end - 1).1);
+        at = p.lines.end;
+    }
+    assert_eq!(at, if a < b { b } else { a });
+    if plan.len() as u64 > cap {
+        writeln!(w, "= LIDX_ERROR_BUFFER n {}", plan.len()).unwrap();
+        return;
+    }
+    writeln!(w, "= LIDX_OK n {}", plan.len()).unwrap();
+    for p in &plan {
+        let (has, lo, hi) = p.time.map_or((0, 0, 0), |t| (1, t.0, t.1));
+        writeln!(
+            w,
+            "p {} {} {} {} {} {} {has} {lo} {hi}",
+            p.lines.start,
+            p.lines.end - p.lines.start,
+            p.text.start,
+            p.text.end,
+            p.source.start,
+            p.source.end
+        )
+        .unwrap();
+    }
 }
 
 fn search_expected(o: &Oracle<'_>, index: &lidx_core::Index, s: &SearchQuery, w: &mut Vec<u8>) {

@@ -501,6 +501,15 @@ impl Index {
         Ok(st.index.source_len())
     }
 
+    /// Index.has_time_index
+    /// --
+    ///
+    /// True when the sidecar holds a time index (``time=True``).
+    #[getter]
+    fn has_time_index(&self) -> PyResult<bool> {
+        Ok(self.state()?.index.has_time_index())
+    }
+
     /// True for a gzip source (every answer is about its uncompressed text).
     #[getter]
     fn is_gzip(&self) -> PyResult<bool> {
@@ -1021,6 +1030,51 @@ impl Index {
         let st = self.state()?;
         py.detach(|| st.index.seek_points())
             .map_err(|e| self.err(py, e))
+    }
+
+    /// Index.partitions(target_bytes=134217728, lines=None)
+    /// --
+    ///
+    /// The file's lines split into :class:`Partition` objects of about
+    /// ``target_bytes`` of text each (default 128 MiB, Spark's
+    /// ``maxPartitionBytes``), in order, for workers that read them apart
+    /// (``lidx.spark``, ``lidx.dask``, a process pool): every line is in
+    /// exactly one partition and none is split. Each partition starts at
+    /// a checkpoint just after an access point (gzip) or a frame (zstd),
+    /// so reading it decodes from there, never from the start of an
+    /// archive; an archive is never split finer than its access points.
+    /// ``lines=(first, last)`` plans those lines only. Reads only the
+    /// sidecar.
+    #[pyo3(signature = (target_bytes=crate::partition::DEFAULT_TARGET, lines=None))]
+    fn partitions(
+        &self,
+        py: Python<'_>,
+        target_bytes: u64,
+        lines: Option<(i64, Option<i64>)>,
+    ) -> PyResult<Vec<crate::partition::Partition>> {
+        let st = self.state()?;
+        crate::partition::plan(py, &st.index, target_bytes, lines)
+    }
+
+    /// Index._batches(first, last, *, max_bytes=8388608, times=False, text=True)
+    /// --
+    ///
+    /// Lines ``first`` to ``last`` (1-based, both included) in batches of
+    /// whole lines as Arrow-ready buffers: for ``lidx.spark`` and
+    /// ``lidx.dask`` (see ``lidx._columns``).
+    #[pyo3(signature = (first, last, *, max_bytes=8 << 20, times=false, text=true))]
+    fn _batches(
+        &self,
+        py: Python<'_>,
+        first: u64,
+        last: u64,
+        max_bytes: usize,
+        times: bool,
+        text: bool,
+    ) -> PyResult<crate::partition::Batches> {
+        let st = self.state()?;
+        let range = first.max(1) - 1..last;
+        crate::partition::Batches::new(py, st.index.clone(), range, max_bytes, times, text)
     }
 
     /// Index.export_index(filename)

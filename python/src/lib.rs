@@ -28,6 +28,8 @@ mod grep;
 mod index;
 mod merge;
 mod numbering;
+mod objects;
+mod partition;
 mod progress;
 
 use pyo3::prelude::*;
@@ -42,7 +44,11 @@ fn _lidx(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<family::Member>()?;
     m.add_class::<merge::Merged>()?;
     m.add_class::<collection::Collection>()?;
+    m.add_class::<partition::Partition>()?;
+    m.add_class::<partition::Batches>()?;
     m.add_function(wrap_pyfunction!(merge::merge, m)?)?;
+    m.add_function(wrap_pyfunction!(objects::_list_objects, m)?)?;
+    m.add_function(wrap_pyfunction!(objects::_put_object, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -127,6 +127,92 @@ pub struct LinesRead {
 /// Bytes [`Index::read_lines`] reads at a time.
 const READ_STEP: usize = 4 << 20;
 
+/// Lines of a range read in batches of whole lines, in order, with memory
+/// bounded by the batch size (or the longest line): what a worker reading
+/// a partition ([`Index::partitions`]) streams. Made by
+/// [`Index::line_batches`]; each [`LineBatches::next`] fills a [`LineBuf`]
+/// with the next lines. Holds no borrow of the index: the caller passes
+/// it to every call.
+#[derive(Debug, Clone)]
+pub struct LineBatches {
+    /// The next line to hand out, and where it starts.
+    line: u64,
+    at: u64,
+    /// The range's end: a line number and its offset.
+    end: u64,
+    end_at: u64,
+    /// Where the next read starts (past `at` by what `carry` holds).
+    read_at: u64,
+    /// Bytes read past the last whole line handed out.
+    carry: Vec<u8>,
+}
+
+impl LineBatches {
+    /// Replaces `buf`'s contents with the next whole lines: as many as
+    /// hold about `max_bytes` (at least one line, however long). Returns
+    /// false, with `buf` empty, when the range is done. The bytes are
+    /// checked to hold exactly the lines the index promised
+    /// ([`Error::SourceChanged`] otherwise).
+    pub fn next(&mut self, index: &Index, max_bytes: usize, buf: &mut LineBuf) -> Result<bool> {
+        buf.bytes.clear();
+        buf.ends.clear();
+        buf.src_ends.clear();
+        buf.first = self.line;
+        buf.start_offset = self.at;
+        if self.line >= self.end {
+            if self.at != self.end_at || !self.carry.is_empty() {
+                return Err(index.stale_source("the lines end before their promised end"));
+            }
+            return Ok(false);
+        }
+        let max = max_bytes.max(1);
+        std::mem::swap(&mut buf.bytes, &mut self.carry);
+        let mut scanned = 0;
+        loop {
+            // Whole lines in what is held.
+            buf.ends
+                .extend(memchr::memchr_iter(b'\n', &buf.bytes[scanned..]).map(|i| scanned + i + 1));
+            scanned = buf.bytes.len();
+            let lines = buf.ends.len() as u64;
+            if self.line + lines > self.end {
+                return Err(index.stale_source("more lines than the index promised"));
+            }
+            let done = self.read_at >= self.end_at;
+            if done && buf.ends.last() != Some(&buf.bytes.len()) {
+                // A final line without its newline ends the source only.
+                if self.end_at != index.source_len() {
+                    return Err(index.stale_source("a line without its newline before the end"));
+                }
+                buf.ends.push(buf.bytes.len());
+            }
+            let whole = buf.ends.last().copied().unwrap_or(0);
+            if done || (whole > 0 && whole >= max) || self.line + lines == self.end {
+                break;
+            }
+            let n = ((self.end_at - self.read_at) as usize)
+                .min(READ_STEP)
+                .min(max.saturating_sub(buf.bytes.len()).max(64 << 10));
+            let old = buf.bytes.len();
+            buf.bytes.resize(old + n, 0);
+            index
+                .source()
+                .read_exact_at(&mut buf.bytes[old..], self.read_at)?;
+            self.read_at += n as u64;
+        }
+        // Keep the bytes past the last whole line for the next call.
+        let whole = buf.ends.last().copied().unwrap_or(0);
+        self.carry.clear();
+        self.carry.extend_from_slice(&buf.bytes[whole..]);
+        buf.bytes.truncate(whole);
+        self.line += buf.ends.len() as u64;
+        self.at += whole as u64;
+        if buf.ends.is_empty() {
+            return Err(index.stale_source("fewer lines than the index promised"));
+        }
+        Ok(true)
+    }
+}
+
 impl Index {
     /// Checks that the source's bytes `span`, holding `newlines` newlines
     /// (and ending without one when `unterminated`), are the `count` lines
@@ -152,6 +238,24 @@ impl Index {
             });
         }
         Ok(())
+    }
+
+    /// Lines `lines` (clamped to the line count), to read in batches
+    /// ([`LineBatches`]).
+    pub fn line_batches(&self, lines: Range<u64>) -> Result<LineBatches> {
+        let span = self.lines_span(lines.clone())?;
+        let end = lines
+            .end
+            .min(self.line_count())
+            .max(lines.start.min(self.line_count()));
+        Ok(LineBatches {
+            line: lines.start.min(self.line_count()),
+            at: span.start,
+            end,
+            end_at: span.end,
+            read_at: span.start,
+            carry: Vec::new(),
+        })
     }
 
     /// Replaces the contents of `buf` with lines `lines` (clamped to the

@@ -18,6 +18,7 @@ mod lines;
 pub mod locate;
 mod open;
 mod options;
+mod partition;
 #[cfg(feature = "remote")]
 mod remote;
 mod time;
@@ -25,9 +26,10 @@ mod verify;
 pub(crate) mod zstd;
 
 pub use follow::{FollowEvent, Follower};
-pub use lines::{LineBuf, LinesRead};
+pub use lines::{LineBatches, LineBuf, LinesRead};
 pub use open::superblock_of;
 pub use options::{Action, OpenOptions, Opened};
+pub use partition::Partition;
 pub use time::TimeInfo;
 pub use verify::VerifyReport;
 

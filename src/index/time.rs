@@ -265,7 +265,7 @@ impl Index {
     }
 
     /// Entry `k` of the time tree: (running maximum, running minimum).
-    fn time_entry(&self, ti: &TimeIndex, k: u64) -> Result<(u64, u64)> {
+    pub(super) fn time_entry(&self, ti: &TimeIndex, k: u64) -> Result<(u64, u64)> {
         self.entry_at(ti.header.first_leaf, k, "time entry")
     }
 
@@ -565,7 +565,7 @@ impl Index {
     }
 
     /// The position (0-based) of checkpoint `cp` among the checkpoints.
-    fn checkpoint_position(&self, cp: Checkpoint) -> Result<u64> {
+    pub(super) fn checkpoint_position(&self, cp: Checkpoint) -> Result<u64> {
         let cap = crate::format::leaf_capacity(self.sb.page_size) as u64;
         // Descend by line to the leaf, then rank the entry in it.
         let mut id = self.sb.root_page;

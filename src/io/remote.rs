@@ -260,6 +260,57 @@ impl Location {
     }
 }
 
+/// The objects under `prefix_url` (`s3://bucket/logs/`, `gs://…`,
+/// `az://…`), as (URL, size) in the order of their keys: a "directory" of
+/// a bucket, listed recursively. An HTTP(S) server cannot be listed.
+pub fn list(prefix_url: &str, opts: &RemoteOptions) -> Result<Vec<(String, u64)>> {
+    let bad = |what: String| Error::Remote {
+        url: prefix_url.to_string(),
+        what,
+    };
+    let parsed = url::Url::parse(prefix_url).map_err(|e| bad(format!("not a valid URL: {e}")))?;
+    let (scheme, path) = ObjectStoreScheme::parse(&parsed)
+        .map_err(|e| bad(format!("not a URL lidx can read: {}", one_line(&e))))?;
+    if matches!(scheme, ObjectStoreScheme::Http) {
+        return Err(bad(
+            "an HTTP(S) server cannot be listed: name each object's URL".into(),
+        ));
+    }
+    let store = store_for(scheme, &parsed, opts).map_err(|e| bad(plain_words(&one_line(&e))))?;
+    let base = format!("{}/", &parsed[..url::Position::BeforePath]);
+    let prefix = (!path.as_ref().is_empty()).then_some(path);
+    let listed: std::result::Result<Vec<_>, object_store::Error> = runtime()?.block_on(async {
+        let mut out = Vec::new();
+        let mut stream = store.list(prefix.as_ref());
+        while let Some(meta) = stream.next().await {
+            let meta = meta?;
+            out.push((format!("{base}{}", meta.location), meta.size));
+        }
+        Ok(out)
+    });
+    let mut listed = listed.map_err(|e| bad(plain_words(&one_line(&e))))?;
+    listed.sort();
+    Ok(listed)
+}
+
+/// Writes `bytes` as the object at `url` in one `PUT`: readers see the
+/// old object or the new one, never a part. Only for what a user asked to
+/// upload explicitly (a sidecar next to its object); lidx reads remote
+/// sources and never writes them.
+pub fn put(url: &str, bytes: Vec<u8>, opts: &RemoteOptions) -> Result<()> {
+    let loc = Location::parse(url, opts)?;
+    let payload = object_store::PutPayload::from(Bytes::from(bytes));
+    runtime()?
+        .block_on(object_store::ObjectStoreExt::put(
+            &loc.store, &loc.path, payload,
+        ))
+        .map(|_| ())
+        .map_err(|e| Error::Remote {
+            url: url.to_string(),
+            what: plain_words(&one_line(&e)),
+        })
+}
+
 /// Client settings shared by every store: timeouts and retries.
 fn client_settings(opts: &RemoteOptions) -> (object_store::RetryConfig, [(ClientKey, String); 2]) {
     let retry = object_store::RetryConfig {
