@@ -34,7 +34,10 @@ refresh, time queries), :class:`LineFile` (from :func:`open`),
 numbers that never change; its files are :class:`Member` objects, each
 with an ``Index``), :func:`merge` (several logs merged by time, through
 a :class:`Merged` iterator), :class:`Collection` (several logs as one
-numbered whole, in turn or merged by time, with each line's source), and
+numbered whole, in turn or merged by time, with each line's source),
+:class:`Partition` (from ``Index.partitions``: a file cut into line
+ranges that workers read apart; ``lidx.spark`` and ``lidx.dask`` read
+with them), and
 the exceptions, whose messages are the
 command line's (see ``lidx._errors``). The library prints nothing and keeps no global state;
 every read, build and search releases the GIL.
@@ -64,6 +67,7 @@ from ._lidx import (
     Matches,
     Member,
     Merged,
+    Partition,
     __version__,
     merge,
 )
@@ -79,6 +83,7 @@ __all__ = [
     "Merged",
     "merge",
     "Collection",
+    "Partition",
     "open",
     *_errors.__all__,
     "__version__",

@@ -67,9 +67,15 @@ def moto():
 
 def s3_put(port, bucket, key, data):
     for method, path, body in (("PUT", f"/{bucket}", b""), ("PUT", f"/{bucket}/{key}", data)):
-        req = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=body, method=method)
+        # urllib's default type is a form, which moto's server would parse.
+        req = urllib.request.Request(
+            f"http://127.0.0.1:{port}{path}",
+            data=body,
+            method=method,
+            headers={"Content-Type": "application/octet-stream"},
+        )
         try:
-            urllib.request.urlopen(req).read()
+            urllib.request.urlopen(req, timeout=20).read()
         except urllib.error.HTTPError as e:
             if e.code != 409:
                 raise
@@ -109,6 +115,7 @@ def files(tmp_path_factory, lidx_cli):
 
 @pytest.fixture(scope="module")
 def spark(moto, tmp_path_factory):
+    require("java")
     require_module("pyspark")
     from pyspark.sql import SparkSession
 
@@ -129,7 +136,6 @@ def spark(moto, tmp_path_factory):
     )
     for k, v in env.items():
         b = b.config(f"spark.executorEnv.{k}", v)
-    b = b.config("spark.executorEnv.LIDX_CACHE_DIR_UNUSED", "1")
     session = b.getOrCreate()
     from lidx.spark import LidxDataSource
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import lidx
 
 STUB = ast.parse((Path(lidx.__file__).parent / "__init__.pyi").read_text())
-RUNTIME_CLASSES = ["Index", "Matches", "Follower", "LineFile", "Family", "Member", "Merged"]
+RUNTIME_CLASSES = ["Index", "Matches", "Follower", "LineFile", "Family", "Member", "Merged", "Partition"]
 
 
 def stub_classes():
@@ -40,6 +40,7 @@ def test_declared_names_exist(tmp_path):
         "Family": family,
         "Member": family.members[0],
         "Merged": lidx.merge([idx]),
+        "Partition": idx.partitions()[0],
     }
     for n in STUB.body:
         if isinstance(n, ast.FunctionDef):
@@ -56,7 +57,7 @@ def test_declared_names_exist(tmp_path):
 
 def test_public_methods_are_declared():
     classes = stub_classes()
-    for name in ["Index", "Matches", "Follower", "Family", "Member", "Merged"]:
+    for name in ["Index", "Matches", "Follower", "Family", "Member", "Merged", "Partition"]:
         runtime = getattr(lidx, name)
         public = {m for m in dir(runtime) if not m.startswith("_")}
         missing = public - stub_members(classes[name])
