@@ -94,7 +94,8 @@ def expand(
     ``?``, ``[...]``, ``{a,b}``) by what it matches. ``file://`` URLs are
     local paths. ``glob_filter`` keeps the files whose name matches it
     (Spark's ``pathGlobFilter``). A name that matches nothing is an
-    error, as in Spark (``PATH_NOT_FOUND``)."""
+    error, as in Spark (``PATH_NOT_FOUND``). Local files are returned as
+    absolute paths."""
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     out: List[str] = []
@@ -132,6 +133,9 @@ def expand(
         out.extend(found)
     if glob_filter:
         out = [f for f in out if fnmatch.fnmatchcase(_basename(f), glob_filter)]
+    # Executors and workers run in other directories: a local name is
+    # made absolute here, on the driver, as Spark qualifies its paths.
+    out = [f if is_url(f) else os.path.abspath(f) for f in out]
     seen = set()
     return [f for f in out if not (f in seen or seen.add(f))]
 

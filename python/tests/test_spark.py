@@ -199,6 +199,14 @@ def test_a_gzip_file_becomes_many_tasks_and_counts_equal_ripgrep(spark, files):
     want = int(run(rg, "-z", "-c", "ERROR.*timeout", gz).stdout)
     assert n == want and n > 0
     assert len(plan) in tasks_of_last_job(spark, "gz-count")
+    # A relative path names the file from the driver's working directory,
+    # as Spark's own readers take it, though executors run elsewhere; the
+    # path column holds it made absolute, as Spark's file sources show it.
+    rel = os.path.relpath(gz)
+    assert not os.path.isabs(rel)
+    got = spark.read.format("lidx").option("partitionBytes", "150000").load(rel)
+    assert got.where(got.text.rlike("ERROR.*timeout")).count() == want
+    assert {r.path for r in got.select("path").distinct().collect()} == {os.path.abspath(gz)}
 
 
 def test_time_windows_by_option_and_by_pushed_filter_equal_the_command_line(spark, files, lidx_cli):
