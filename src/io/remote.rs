@@ -311,8 +311,23 @@ pub fn put(url: &str, bytes: Vec<u8>, opts: &RemoteOptions) -> Result<()> {
         })
 }
 
+/// Makes ring's crypto the process's TLS provider, once, before any store
+/// builds its HTTP client (lidx builds rustls without a provider of its
+/// own choosing, see Cargo.toml). A provider the embedding program
+/// installed first is kept.
+fn tls_provider() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        if rustls::crypto::CryptoProvider::get_default().is_none() {
+            // Err only when another thread installed one meanwhile: kept.
+            let _ = rustls::crypto::ring::default_provider().install_default();
+        }
+    });
+}
+
 /// Client settings shared by every store: timeouts and retries.
 fn client_settings(opts: &RemoteOptions) -> (object_store::RetryConfig, [(ClientKey, String); 2]) {
+    tls_provider();
     let retry = object_store::RetryConfig {
         backoff: object_store::BackoffConfig {
             init_backoff: Duration::from_millis(100),
@@ -567,7 +582,7 @@ fn fault_of(e: object_store::Error) -> Fault {
                 .into(),
         ),
         _ => {
-            let text = one_line(&e);
+            let text = one_line(&with_causes(&e));
             if text.contains("non-partial response") {
                 Fault::Fatal(
                     "the server ignored the Range request (it answered 200 with the whole \
@@ -587,6 +602,23 @@ fn fault_of(e: object_store::Error) -> Fault {
             }
         }
     }
+}
+
+/// An error's text followed by its causes' (each once): the client's
+/// top-level words ("error sending request") hide what happened (a
+/// certificate refused, a connection reset).
+fn with_causes(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        let more = c.to_string();
+        if !text.contains(&more) {
+            text.push_str(": ");
+            text.push_str(&more);
+        }
+        cause = c.source();
+    }
+    text
 }
 
 /// What an `object_store` error means, in one line without the client's
@@ -619,9 +651,13 @@ fn plain_words(text: &str) -> String {
         return "the host name does not resolve".into();
     }
     if lower.contains("certificate") {
-        return "the server's TLS certificate is not trusted".into();
+        return "the server's TLS certificate is not trusted (SSL_CERT_FILE or SSL_CERT_DIR can \
+                name the CA that signed it)"
+            .into();
     }
-    if lower.contains("timed out") || lower.contains("timeout") {
+    // ("retry_timeout" is a setting object_store prints with every
+    // error it gave up on, not a timeout.)
+    if lower.contains("timed out") || lower.replace("retry_timeout", "").contains("timeout") {
         return "no reply in time (LIDX_TIMEOUT sets the seconds, LIDX_RETRIES the retries)".into();
     }
     // object_store's "Generic X error: Error performing GET … - cause".

@@ -51,6 +51,9 @@ pub struct Nginx {
     pub port: u16,
     pub www: PathBuf,
     log: PathBuf,
+    /// With TLS: the CA that signed the server's certificate (PEM), which
+    /// a client trusts through `SSL_CERT_FILE`.
+    pub cert: Option<PathBuf>,
     _dir: tempfile::TempDir,
 }
 
@@ -67,6 +70,19 @@ impl Nginx {
     /// Starts nginx, or says SKIPPED and returns `None` when it cannot be
     /// found.
     pub fn start() -> Option<Nginx> {
+        Nginx::start_with(false)
+    }
+
+    /// Starts nginx serving HTTPS on 127.0.0.1 with a new self-signed
+    /// certificate (made by `openssl`), or says SKIPPED and returns `None`.
+    pub fn start_tls() -> Option<Nginx> {
+        if !run::have_tool("openssl", "HTTPS not tested") {
+            return None;
+        }
+        Nginx::start_with(true)
+    }
+
+    fn start_with(tls: bool) -> Option<Nginx> {
         let nginx = ["nginx", "/usr/sbin/nginx"]
             .into_iter()
             .find(|n| run::tool_runs(n));
@@ -82,13 +98,25 @@ impl Nginx {
         let port = free_port();
         let log = dir.path().join("access.log");
         let d = dir.path().display();
+        let (listen, cert) = if tls {
+            let ca = certificates(dir.path(), "server");
+            (
+                format!(
+                    "listen 127.0.0.1:{port} ssl; ssl_certificate {d}/server.pem; \
+                     ssl_certificate_key {d}/server.key;"
+                ),
+                Some(ca),
+            )
+        } else {
+            (format!("listen 127.0.0.1:{port};"), None)
+        };
         let conf = format!(
             "daemon off;\nmaster_process off;\nworker_processes 1;\npid {d}/nginx.pid;\n\
              error_log {d}/error.log;\nevents {{ worker_connections 256; }}\n\
              http {{\n  log_format lidx '$request|$http_range|$status|$body_bytes_sent';\n\
              access_log {d}/access.log lidx;\n  client_body_temp_path {d}/tmp;\n\
              proxy_temp_path {d}/tmp;\n  fastcgi_temp_path {d}/tmp;\n  uwsgi_temp_path {d}/tmp;\n\
-             scgi_temp_path {d}/tmp;\n  server {{ listen 127.0.0.1:{port}; root {d}/www; }}\n}}\n"
+             scgi_temp_path {d}/tmp;\n  server {{ {listen} root {d}/www; }}\n}}\n"
         );
         let conf_path = dir.path().join("nginx.conf");
         std::fs::write(&conf_path, conf).unwrap();
@@ -110,12 +138,14 @@ impl Nginx {
             port,
             www,
             log,
+            cert,
             _dir: dir,
         })
     }
 
     pub fn url(&self, name: &str) -> String {
-        format!("http://127.0.0.1:{}/{name}", self.port)
+        let scheme = if self.cert.is_some() { "https" } else { "http" };
+        format!("{scheme}://127.0.0.1:{}/{name}", self.port)
     }
 
     /// Puts `data` at `name` (atomically: a reader sees the old or the new).
@@ -185,6 +215,75 @@ impl Drop for Nginx {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// A new certificate authority, `DIR/NAME-ca.pem`, and a server
+/// certificate for 127.0.0.1 that it signed, `DIR/NAME.pem` with its key in
+/// `DIR/NAME.key`; returns the CA's path. (A self-signed server certificate
+/// is refused by rustls as a CA used as an end entity.)
+pub fn certificates(dir: &Path, name: &str) -> PathBuf {
+    let openssl = |args: &[&str]| {
+        let o = Command::new("openssl")
+            .args(args)
+            .current_dir(dir)
+            .output()
+            .expect("run openssl");
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    };
+    let ec = [
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+    ];
+    let (ca, ca_key) = (format!("{name}-ca.pem"), format!("{name}-ca.key"));
+    let (pem, key, csr) = (
+        format!("{name}.pem"),
+        format!("{name}.key"),
+        format!("{name}.csr"),
+    );
+    let ext = format!("{name}.ext");
+    std::fs::write(
+        dir.join(&ext),
+        "subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n",
+    )
+    .unwrap();
+    let mut a = vec!["req", "-x509"];
+    a.extend(ec);
+    a.extend([
+        "-days",
+        "2",
+        "-subj",
+        "/CN=lidx test CA",
+        "-keyout",
+        &ca_key,
+        "-out",
+        &ca,
+    ]);
+    openssl(&a);
+    let mut a = vec!["req"];
+    a.extend(ec);
+    a.extend(["-subj", "/CN=127.0.0.1", "-keyout", &key, "-out", &csr]);
+    openssl(&a);
+    openssl(&[
+        "x509",
+        "-req",
+        "-in",
+        &csr,
+        "-CA",
+        &ca,
+        "-CAkey",
+        &ca_key,
+        "-CAcreateserial",
+        "-days",
+        "2",
+        "-extfile",
+        &ext,
+        "-out",
+        &pem,
+    ]);
+    dir.join(ca)
 }
 
 /// moto's S3 server on a free port; stopped on drop.
@@ -705,6 +804,48 @@ fn nginx_every_command_plain_and_gzip_with_shipped_sidecars() {
     );
     assert!(hits.iter().all(|h| h.status == 206), "{hits:?}");
     assert_eq!(std::fs::read_dir(cache.path()).unwrap().count(), 0);
+}
+
+/// HTTPS through rustls (with ring's crypto): every command over a
+/// server whose certificate the client trusts (`SSL_CERT_FILE`, as
+/// OpenSSL and rustls' native roots read it) answers as over HTTP; a
+/// certificate it does not trust is a one-line error, exit 2, and no
+/// text.
+#[test]
+fn https_with_a_trusted_certificate_and_an_untrusted_one() {
+    let Some(ng) = Nginx::start_tls() else { return };
+    let cache = tempfile::tempdir().unwrap();
+    let data = text(3, 20_000);
+    let m = Model::new(data.clone());
+    ng.ship("app.log", &data, &["--spacing", "1024"]);
+    ng.ship(
+        "app.log.gz",
+        &gzip(&data),
+        &["--spacing", "1024", "--span", "65536"],
+    );
+    let trust = ng.cert.as_ref().unwrap().display().to_string();
+    let env = [("SSL_CERT_FILE", trust)];
+    every_command(&ng.url("app.log"), &m, &env, cache.path(), "https plain");
+    every_command(&ng.url("app.log.gz"), &m, &env, cache.path(), "https gzip");
+    // Another CA than the one that signed the server's certificate:
+    // refused.
+    let other = tempfile::tempdir().unwrap();
+    let stranger = certificates(other.path(), "other").display().to_string();
+    let url = ng.url("app.log.gz");
+    let o = lidx_env(
+        &["lines", &url, "7"],
+        &[("SSL_CERT_FILE", stranger), ("LIDX_RETRIES", "0".into())],
+        cache.path(),
+        Rules::SILENT_ERROR,
+    );
+    assert_eq!(o.code, 2, "{}", o.stderr);
+    assert!(o.stdout.is_empty());
+    assert!(o.stderr.contains(&url), "{}", o.stderr);
+    assert!(
+        o.stderr.to_lowercase().contains("certificate"),
+        "{}",
+        o.stderr
+    );
 }
 
 /// `data` packed by `lidx pack` into a seekable zstd archive (the

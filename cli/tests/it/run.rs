@@ -50,11 +50,12 @@ impl Rules {
 }
 
 /// True when `tool --version` runs (sed, grep, rg, gzip, pigz, gztool all
-/// answer it), or `tool -V` for the few that only know that (`compress`);
+/// answer it), or `tool -V` for the few that only know that (`compress`),
+/// or `tool version` (`openssl`);
 /// callers say what they skip when it does not ([`have_tool`],
 /// [`missing_tool`]).
 pub fn tool_runs(tool: &str) -> bool {
-    ["--version", "-V"].iter().any(|flag| {
+    ["--version", "-V", "version"].iter().any(|flag| {
         Command::new(tool)
             .arg(flag)
             .stdin(std::process::Stdio::null())
