@@ -874,7 +874,6 @@ async fn get(
     if_match: Option<String>,
     stats: &Counters,
 ) -> std::result::Result<(Identity, Range<u64>, Bytes), Fault> {
-    count(stats, |c| &c.requests, 1);
     let opts = GetOptions {
         range: Some(range),
         if_match,
@@ -917,14 +916,21 @@ async fn get(
 
 /// [`get`] with the bounded retries of this layer (short bodies, wrong
 /// ranges); `object_store` has already retried server errors and timeouts.
+/// Each attempt is counted as a request, the first one by the caller when
+/// `counted` (when it starts the fetch, so that a fetch started before the
+/// counters are printed is in them even if its task has not run yet).
 async fn get_retried(
     loc: &Location,
     range: GetRange,
     if_match: Option<String>,
     stats: &Counters,
+    counted: bool,
 ) -> std::result::Result<(Identity, Range<u64>, Bytes), Fault> {
     let mut attempt = 0;
     loop {
+        if attempt > 0 || !counted {
+            count(stats, |c| &c.requests, 1);
+        }
         match get(loc, range.clone(), if_match.clone(), stats).await {
             Err(Fault::Retry(_)) if attempt < loc.opts.retries => {
                 attempt += 1;
@@ -965,7 +971,7 @@ async fn first(loc: &Location, first: &[First], stats: &Counters) -> Opened {
             First::Head(n) => GetRange::Bounded(0..n.max(1)),
             First::Tail(n) => GetRange::Suffix(n.max(1)),
         };
-        get_retried(loc, range, None, stats)
+        get_retried(loc, range, None, stats, false)
     });
     let results = futures_util::future::join_all(gets).await;
     let mut ident: Option<Identity> = None;
@@ -1107,6 +1113,7 @@ impl RemoteSource {
         let me = self.clone();
         let f = Arc::clone(&fetch);
         let rt = runtime().expect("running: a source exists only after the runtime started");
+        count(&self.inner.stats, |c| &c.requests, 1);
         rt.spawn(async move {
             let inner = &me.inner;
             let got = get_retried(
@@ -1114,6 +1121,7 @@ impl RemoteSource {
                 GetRange::Bounded(f.range.clone()),
                 inner.if_match.clone(),
                 &inner.stats,
+                true,
             )
             .await;
             let result = match got {

@@ -180,13 +180,27 @@ impl Nginx {
     /// least `n`: nginx writes a line once the reply is sent, which may be
     /// after the client has exited.
     pub fn hits_at_least(&self, n: usize) -> Vec<Hit> {
+        self.collect(n, 3)
+    }
+
+    /// Clears the access log once nginx has written nothing for 500 ms:
+    /// before a measured command, so that a request still in flight from
+    /// the previous one (a read-ahead hint cut off as its process exited,
+    /// logged when nginx gets to it on a busy machine) is not counted.
+    pub fn settle(&self) {
+        self.collect(0, 12);
+    }
+
+    /// Access-log lines since the last call, once there are at least `n`
+    /// and the log has not grown for `quiet` polls of 40 ms.
+    fn collect(&self, n: usize, quiet: u32) -> Vec<Hit> {
         let start = Instant::now();
         let (mut last, mut same) = (usize::MAX, 0);
         loop {
             let text = std::fs::read_to_string(&self.log).unwrap_or_default();
             let lines = text.lines().count();
             same = if lines == last { same + 1 } else { 0 };
-            if (lines >= n && same >= 3) || start.elapsed() > Duration::from_secs(5) {
+            if (lines >= n && same >= quiet) || start.elapsed() > Duration::from_secs(5) {
                 break;
             }
             last = lines;
@@ -947,7 +961,7 @@ fn nginx_content_check_of_a_shipped_pair_reads_little() {
             .set_modified(std::time::SystemTime::now() + Duration::from_secs(3600))
             .unwrap();
         let cache = tempfile::tempdir().unwrap();
-        ng.hits();
+        ng.settle();
         let url = ng.url(name);
         let o = lidx_env(
             &["info", "--json", &url],
@@ -1059,7 +1073,7 @@ fn nginx_cold_processes_at_once_stream_the_object_once() {
     let gz = gzip(&data);
     ng.put("c.log.gz", &gz);
     let url = ng.url("c.log.gz");
-    ng.hits();
+    ng.settle();
     let kids: Vec<_> = (0..6)
         .map(|_| {
             let mut cmd = Command::new(BIN);
@@ -1115,7 +1129,7 @@ fn nginx_without_sidecar_builds_one_in_the_cache_directory() {
     assert_eq!(o.code, 2);
     assert!(o.stderr.contains(&url), "{}", o.stderr);
     assert!(!cache.path().join("lidx").exists());
-    ng.hits();
+    ng.settle();
     // The first query streams the object once and keeps the sidecar.
     let o = lidx_env(&["count", &url], &[], cache.path(), Rules::SILENT_ERROR);
     assert_eq!(
@@ -1200,7 +1214,7 @@ fn nginx_cold_goto_round_trips() {
         let head_holds_all = side_len <= 64 << 10;
         for line in [m.line_count() - 7, m.line_count() / 2, 3] {
             let cache = tempfile::tempdir().unwrap();
-            ng.hits();
+            ng.settle();
             let o = lidx_env(
                 &["lines", &ng.url(name), &line.to_string()],
                 &[("LIDX_REMOTE_STATS", "1".into())],
