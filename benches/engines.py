@@ -98,6 +98,16 @@ def row(name, a, b, answer, tasks_a="", tasks_b=""):
     )
 
 
+def iso(d):
+    """A UTC datetime as ``--since`` takes it."""
+    return d.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def stamp(d):
+    """A datetime as the log's stamps begin (19 characters, no zone)."""
+    return d.strftime("%Y-%m-%dT%H:%M:%S")
+
+
 def tasks(n, what="task"):
     return f", {n} {what}" + ("" if n == 1 else "s")
 
@@ -222,15 +232,14 @@ def spark_section(gz, runs, want_count, since, until, want_window):
     projection = (a, b, stock_rlike.last_run_tasks(), lidx_rlike.last_run_tasks())
 
     lo, hi = since, until
-    stamp = F.substring("value", 1, 19)
-    lo_s, hi_s = lo.strftime("%Y-%m-%dT%H:%M:%S"), hi.strftime("%Y-%m-%dT%H:%M:%S")
+    first19 = F.substring("value", 1, 19)
+    lo_s, hi_s = stamp(lo), stamp(hi)
     in_window = (F.col("time") >= F.lit(lo)) & (F.col("time") < F.lit(hi))
-    iso = lambda d: d.strftime("%Y-%m-%dT%H:%M:%SZ")  # noqa: E731
     n_pushed = lidx().where(in_window).rdd.getNumPartitions()
     n_options = lidx(since=iso(lo), until=iso(hi)).rdd.getNumPartitions()
     full, scan, pushed, options, n = alternate(
         runs,
-        lambda: stock().where((stamp >= lo_s) & (stamp < hi_s)).count(),
+        lambda: stock().where((first19 >= lo_s) & (first19 < hi_s)).count(),
         lambda: lidx(pushdown="false").where(in_window).count(),
         lambda: lidx().where(in_window).count(),
         lambda: lidx(since=iso(lo), until=iso(hi)).count(),
@@ -286,8 +295,7 @@ def dask_section(gz, runs, want_count, since, until, want_window):
     )
     assert n == want_count, (n, want_count)
     row("regex count, whole archive", a, b, n, tasks(n_stock, "partition"), tasks(n_lidx, "partition"))
-    lo_s, hi_s = since.strftime("%Y-%m-%dT%H:%M:%S"), until.strftime("%Y-%m-%dT%H:%M:%S")
-    iso = lambda d: d.strftime("%Y-%m-%dT%H:%M:%SZ")  # noqa: E731
+    lo_s, hi_s = stamp(since), stamp(until)
     w = lidx.dask.read_lines(path, since=iso(since), until=iso(until))
     a, b, n = alternate(
         runs,
@@ -346,7 +354,6 @@ def main():
     count = int(cli("count", gz))
     want_count = int(cli("grep", "-c", PATTERN, gz) or b"0")
     since, until = window_of(gz, count)
-    iso = lambda d: d.strftime("%Y-%m-%dT%H:%M:%SZ")  # noqa: E731
     want_window = cli("lines", "--since", iso(since), "--until", iso(until), gz).count(b"\n")
     cpu = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
     model = re.search(r"Model name:\s*(.*)", cpu)

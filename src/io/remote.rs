@@ -313,19 +313,15 @@ pub fn put(url: &str, bytes: Vec<u8>, opts: &RemoteOptions) -> Result<()> {
 
 /// Makes ring's crypto the process's TLS provider, once, before any store
 /// builds its HTTP client (lidx builds rustls without a provider of its
-/// own choosing, see Cargo.toml). A provider the embedding program
-/// installed first is kept.
+/// own choosing, see Cargo.toml).
 fn tls_provider() {
     static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        if rustls::crypto::CryptoProvider::get_default().is_none() {
-            // Err only when another thread installed one meanwhile: kept.
-            let _ = rustls::crypto::ring::default_provider().install_default();
-        }
-    });
+    // Err when the embedding program installed a provider first: kept.
+    ONCE.call_once(|| drop(rustls::crypto::ring::default_provider().install_default()));
 }
 
-/// Client settings shared by every store: timeouts and retries.
+/// Client settings shared by every store: timeouts and retries; and the
+/// TLS provider every store's client needs, installed on the way.
 fn client_settings(opts: &RemoteOptions) -> (object_store::RetryConfig, [(ClientKey, String); 2]) {
     tls_provider();
     let retry = object_store::RetryConfig {
@@ -916,19 +912,18 @@ async fn get(
 
 /// [`get`] with the bounded retries of this layer (short bodies, wrong
 /// ranges); `object_store` has already retried server errors and timeouts.
-/// Each attempt is counted as a request, the first one by the caller when
-/// `counted` (when it starts the fetch, so that a fetch started before the
-/// counters are printed is in them even if its task has not run yet).
+/// The caller counts the first request, when it starts the fetch (so that
+/// a fetch started before the counters are printed is in them even if its
+/// task has not run yet); each retry is counted here.
 async fn get_retried(
     loc: &Location,
     range: GetRange,
     if_match: Option<String>,
     stats: &Counters,
-    counted: bool,
 ) -> std::result::Result<(Identity, Range<u64>, Bytes), Fault> {
     let mut attempt = 0;
     loop {
-        if attempt > 0 || !counted {
+        if attempt > 0 {
             count(stats, |c| &c.requests, 1);
         }
         match get(loc, range.clone(), if_match.clone(), stats).await {
@@ -966,12 +961,13 @@ type Opened = std::result::Result<(Identity, Vec<(u64, Bytes)>), Fault>;
 
 /// The first requests of one object, sent together.
 async fn first(loc: &Location, first: &[First], stats: &Counters) -> Opened {
+    count(stats, |c| &c.requests, first.len() as u64);
     let gets = first.iter().map(|f| {
         let range = match *f {
             First::Head(n) => GetRange::Bounded(0..n.max(1)),
             First::Tail(n) => GetRange::Suffix(n.max(1)),
         };
-        get_retried(loc, range, None, stats, false)
+        get_retried(loc, range, None, stats)
     });
     let results = futures_util::future::join_all(gets).await;
     let mut ident: Option<Identity> = None;
@@ -1121,7 +1117,6 @@ impl RemoteSource {
                 GetRange::Bounded(f.range.clone()),
                 inner.if_match.clone(),
                 &inner.stats,
-                true,
             )
             .await;
             let result = match got {

@@ -53,7 +53,7 @@ pub struct Nginx {
     log: PathBuf,
     /// With TLS: the CA that signed the server's certificate (PEM), which
     /// a client trusts through `SSL_CERT_FILE`.
-    pub cert: Option<PathBuf>,
+    pub ca: Option<PathBuf>,
     _dir: tempfile::TempDir,
 }
 
@@ -73,8 +73,9 @@ impl Nginx {
         Nginx::start_with(false)
     }
 
-    /// Starts nginx serving HTTPS on 127.0.0.1 with a new self-signed
-    /// certificate (made by `openssl`), or says SKIPPED and returns `None`.
+    /// Starts nginx serving HTTPS on 127.0.0.1 with a new certificate
+    /// signed by a new CA ([`certificates`], made by `openssl`), or says
+    /// SKIPPED and returns `None`.
     pub fn start_tls() -> Option<Nginx> {
         if !run::have_tool("openssl", "HTTPS not tested") {
             return None;
@@ -98,7 +99,7 @@ impl Nginx {
         let port = free_port();
         let log = dir.path().join("access.log");
         let d = dir.path().display();
-        let (listen, cert) = if tls {
+        let (listen, ca) = if tls {
             let ca = certificates(dir.path(), "server");
             (
                 format!(
@@ -138,13 +139,13 @@ impl Nginx {
             port,
             www,
             log,
-            cert,
+            ca,
             _dir: dir,
         })
     }
 
     pub fn url(&self, name: &str) -> String {
-        let scheme = if self.cert.is_some() { "https" } else { "http" };
+        let scheme = if self.ca.is_some() { "https" } else { "http" };
         format!("{scheme}://127.0.0.1:{}/{name}", self.port)
     }
 
@@ -837,7 +838,7 @@ fn https_with_a_trusted_certificate_and_an_untrusted_one() {
         &gzip(&data),
         &["--spacing", "1024", "--span", "65536"],
     );
-    let trust = ng.cert.as_ref().unwrap().display().to_string();
+    let trust = ng.ca.as_ref().unwrap().display().to_string();
     let env = [("SSL_CERT_FILE", trust)];
     every_command(&ng.url("app.log"), &m, &env, cache.path(), "https plain");
     every_command(&ng.url("app.log.gz"), &m, &env, cache.path(), "https gzip");
