@@ -660,6 +660,86 @@ fn the_viewer_reads_a_family_in_global_numbers() {
     quits(&p, 0);
 }
 
+/// `:@T` in `lidx view --rotated`: a jump to a time goes through the
+/// members' time indexes to the global line of the first stamp at or
+/// after T, whichever member holds it (the rows are `sed`'s on the whole
+/// log written at once, the line found by reading the stamps).
+#[test]
+fn the_viewer_jumps_to_a_time_across_members() {
+    use crate::view::{Pane, ROWS, numbered, quits, sed};
+    if !crate::view::tools() || !have_tool("gzip", "the rotation family tests") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // One stamped line every 10 s, some followed by an unstamped one.
+    let mut all = String::new();
+    for k in 0..600u64 {
+        all += &format!(
+            "2026-11-30T{:02}:{:02}:{:02}Z worker{} step {k}\n",
+            8 + k / 360,
+            k / 6 % 60,
+            k % 6 * 10,
+            k % 7
+        );
+        if k % 5 == 0 {
+            all += &format!("    at frame {k}\n");
+        }
+    }
+    std::fs::write(d.join("all.txt"), &all).unwrap();
+    let f = d.join("all.txt");
+    let lines: Vec<&str> = all.split_inclusive('\n').collect();
+    let part = |a: usize, b: usize| lines[a..b].concat();
+    let n = lines.len();
+    std::fs::write(d.join("app.log.2"), part(0, 250)).unwrap();
+    std::fs::write(d.join("app.log.1"), part(250, 500)).unwrap();
+    std::fs::write(d.join("app.log"), part(500, n)).unwrap();
+    assert!(
+        Command::new("gzip")
+            .arg(d.join("app.log.2"))
+            .status()
+            .unwrap()
+            .success()
+    );
+    age(d, &["app.log.2.gz", "app.log.1", "app.log"]);
+    let o = in_dir(
+        d,
+        &["index", "-R", "-q", "--time", "--tz", "UTC", "app.log"],
+    );
+    assert_eq!(o.code, 0, "{o:?}");
+    let Some(p) = Pane::start(d, "--rotated app.log") else {
+        return;
+    };
+    let r = ROWS as u64;
+    p.expect(
+        "first screen",
+        &numbered(&sed(&f, 1, r), 3, ROWS),
+        "lines 1-",
+    );
+    // In the middle member, then in the first (compressed) one, then a
+    // time between two stamps (the next stamped line).
+    for t in [
+        "2026-11-30T08:50:00Z",
+        "2026-11-30T08:05:00Z",
+        "2026-11-30T09:12:05Z",
+    ] {
+        let want = lines
+            .iter()
+            .position(|l| l.len() > 20 && l.as_bytes()[4] == b'-' && &l[..20] >= t)
+            .unwrap() as u64
+            + 1;
+        p.text(&format!(":@{t}"));
+        p.keys(&["Enter"]);
+        p.expect(
+            &format!(":@{t}"),
+            &numbered(&sed(&f, want, want + r - 1), 3, ROWS),
+            &format!("lines {want}-"),
+        );
+    }
+    p.keys(&["q"]);
+    quits(&p, 0);
+}
+
 /// `F` in `lidx view --rotated`: the family is followed across a write,
 /// a rotation (the live file renamed, a new one created) and the oldest
 /// member's deletion; the screen ends with the last lines written, in
