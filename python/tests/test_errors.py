@@ -144,3 +144,25 @@ def test_truncated_archive(tmp_path, text, lidx_cli):
 def test_cancelled_message(text):
     e = raised(lidx.CancelledError, lidx.Index, text, progress=lambda d, t: False)
     assert str(e) == f"{text}: cancelled; nothing was written"
+
+
+def test_a_bucket_listing_names_its_cause(monkeypatch):
+    """A listing (what the engines do with ``s3://bucket/prefix/``) that
+    cannot connect says why, from the client's causes, not its top-level
+    words ("error sending request")."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    for k, v in {
+        "AWS_ENDPOINT_URL": f"http://127.0.0.1:{port}",
+        "AWS_ACCESS_KEY_ID": "test",
+        "AWS_SECRET_ACCESS_KEY": "test",
+        "AWS_REGION": "us-east-1",
+        "LIDX_RETRIES": "0",
+    }.items():
+        monkeypatch.setenv(k, v)
+    e = raised(lidx.RemoteError, lidx._lidx._list_objects, "s3://bucket/logs/")
+    assert str(e).startswith("s3://bucket/logs/: "), e
+    assert "connection refused" in str(e), e

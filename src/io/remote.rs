@@ -219,11 +219,22 @@ impl Location {
         }
         let (scheme, path) = ObjectStoreScheme::parse(&parsed)
             .map_err(|e| bad(format!("not a URL lidx can read: {}", one_line(&e))))?;
+        // Without Azure's store, an https:// URL of an Azure host is read
+        // as any web server's (a public blob; a SAS token is a query, read
+        // so in any build).
+        #[cfg(not(feature = "azure"))]
+        let (scheme, path) =
+            if scheme == ObjectStoreScheme::MicrosoftAzure && parsed.scheme() == "https" {
+                let path = ObjPath::from_url_path(parsed.path())
+                    .map_err(|e| bad(format!("not a URL lidx can read: {}", one_line(&e))))?;
+                (ObjectStoreScheme::Http, path)
+            } else {
+                (scheme, path)
+            };
         if path.as_ref().is_empty() {
             return Err(bad("the URL names no object (its path is empty)".into()));
         }
-        let store =
-            store_for(scheme, &parsed, opts).map_err(|e| bad(plain_words(&one_line(&e))))?;
+        let store = store_for(scheme, &parsed, opts).map_err(|e| bad(words(&e)))?;
         Ok(Location {
             url: url.to_string(),
             store,
@@ -276,7 +287,7 @@ pub fn list(prefix_url: &str, opts: &RemoteOptions) -> Result<Vec<(String, u64)>
             "an HTTP(S) server cannot be listed: name each object's URL".into(),
         ));
     }
-    let store = store_for(scheme, &parsed, opts).map_err(|e| bad(plain_words(&one_line(&e))))?;
+    let store = store_for(scheme, &parsed, opts).map_err(|e| bad(words(&e)))?;
     let base = format!("{}/", &parsed[..url::Position::BeforePath]);
     let prefix = (!path.as_ref().is_empty()).then_some(path);
     let listed: std::result::Result<Vec<_>, object_store::Error> = runtime()?.block_on(async {
@@ -288,7 +299,7 @@ pub fn list(prefix_url: &str, opts: &RemoteOptions) -> Result<Vec<(String, u64)>
         }
         Ok(out)
     });
-    let mut listed = listed.map_err(|e| bad(plain_words(&one_line(&e))))?;
+    let mut listed = listed.map_err(|e| bad(words(&e)))?;
     listed.sort();
     Ok(listed)
 }
@@ -307,7 +318,7 @@ pub fn put(url: &str, bytes: Vec<u8>, opts: &RemoteOptions) -> Result<()> {
         .map(|_| ())
         .map_err(|e| Error::Remote {
             url: url.to_string(),
-            what: plain_words(&one_line(&e)),
+            what: words(&e),
         })
 }
 
@@ -392,6 +403,19 @@ fn percent_decode(s: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
+/// The error for a store this build leaves out (a cargo feature).
+#[cfg(not(all(feature = "gcs", feature = "azure")))]
+fn not_built(what: &str, feature: &str) -> object_store::Error {
+    object_store::Error::NotSupported {
+        source: format!(
+            "{what} URLs need lidx built with the {feature} feature (cargo install --path cli \
+             --features {feature}; for Python, MATURIN_PEP517_ARGS=\"--features {feature}\" \
+             pip install ./python)"
+        )
+        .into(),
+    }
+}
+
 /// Builds the store for a URL, with credentials from the environment.
 fn store_for(
     scheme: ObjectStoreScheme,
@@ -452,6 +476,7 @@ fn store_for(
             }
             Arc::new(b.build()?)
         }
+        #[cfg(feature = "gcs")]
         ObjectStoreScheme::GoogleCloudStorage => {
             use object_store::gcp::{GoogleCloudStorageBuilder, GoogleConfigKey as K};
             let mut b = GoogleCloudStorageBuilder::from_env()
@@ -462,6 +487,7 @@ fn store_for(
             }
             Arc::new(b.build()?)
         }
+        #[cfg(feature = "azure")]
         ObjectStoreScheme::MicrosoftAzure => {
             use object_store::azure::{AzureConfigKey as K, MicrosoftAzureBuilder};
             let mut b = MicrosoftAzureBuilder::from_env()
@@ -472,6 +498,10 @@ fn store_for(
             }
             Arc::new(b.build()?)
         }
+        #[cfg(not(feature = "gcs"))]
+        ObjectStoreScheme::GoogleCloudStorage => return Err(not_built("gs://", "gcs")),
+        #[cfg(not(feature = "azure"))]
+        ObjectStoreScheme::MicrosoftAzure => return Err(not_built("Azure", "azure")),
         other => {
             return Err(object_store::Error::NotSupported {
                 source: format!("{other:?} URLs are not remote objects").into(),
@@ -570,7 +600,7 @@ fn fault_of(e: object_store::Error) -> Fault {
         ),
         E::PermissionDenied { .. } | E::Unauthenticated { .. } => Fault::Fatal(format!(
             "access refused ({}): check the credentials and what they may read",
-            plain_words(&one_line(&e))
+            words(&e)
         )),
         E::NotSupported { .. } => Fault::Fatal(
             "the server ignored the Range request (it answered with the whole object, not 206 \
@@ -598,6 +628,12 @@ fn fault_of(e: object_store::Error) -> Fault {
             }
         }
     }
+}
+
+/// An error, its causes included, in plain words on one line: what every
+/// failed request says (a listing, an upload, a client's set-up, a read).
+fn words(e: &(dyn std::error::Error + 'static)) -> String {
+    plain_words(&one_line(&with_causes(e)))
 }
 
 /// An error's text followed by its causes' (each once): the client's
@@ -662,6 +698,9 @@ fn plain_words(text: &str) -> String {
         Some(i) if core.starts_with("Generic ") => &core[i + " error: ".len()..],
         _ => core,
     };
+    let core = core
+        .strip_prefix("Operation not supported: ")
+        .unwrap_or(core);
     one_line(&core)
 }
 
@@ -1306,6 +1345,24 @@ mod tests {
         ] {
             assert!(!is_url(Path::new(p)), "{p}");
         }
+    }
+
+    /// Without Azure's store, an `https://` URL of an Azure host is a web
+    /// server's object (its whole path, the container in it); `az://`
+    /// names the feature it needs.
+    #[test]
+    #[cfg(not(feature = "azure"))]
+    fn azure_hosts_without_the_azure_feature() {
+        let o = RemoteOptions::default();
+        let l = Location::parse("https://acct.blob.core.windows.net/logs/app.log", &o).unwrap();
+        assert_eq!(
+            (l.path.as_ref(), l.file_name()),
+            ("logs/app.log", "app.log")
+        );
+        let e = Location::parse("az://logs/app.log", &o)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("built with the azure feature"), "{e}");
     }
 
     #[test]
