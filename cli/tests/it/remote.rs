@@ -1739,3 +1739,30 @@ fn bad_urls_are_one_line_errors() {
         "{hits:?}"
     );
 }
+
+/// GCS and Azure are opt-in features: a build without them says which
+/// feature a `gs://` or `az://` URL needs, in one line, exit 2, before any
+/// request.
+#[test]
+#[cfg(not(any(feature = "gcs", feature = "azure")))]
+fn stores_left_out_of_the_build_name_their_feature() {
+    let cache = tempfile::tempdir().unwrap();
+    for (url, feature) in [
+        ("gs://bucket/app.log", "gcs"),
+        ("az://container/app.log", "azure"),
+        ("abfss://c@a.dfs.core.windows.net/app.log", "azure"),
+    ] {
+        let o = lidx_env(&["count", url], &[], cache.path(), Rules::SILENT_ERROR);
+        assert_eq!(o.code, 2, "{o:?}");
+        assert!(o.stdout.is_empty());
+        let want = format!("lidx: {url}: ");
+        assert!(o.stderr.starts_with(&want), "{}", o.stderr);
+        assert!(
+            o.stderr
+                .contains(&format!("built with the {feature} feature (cargo install")),
+            "{}",
+            o.stderr
+        );
+        assert_eq!(o.stderr.lines().count(), 1, "{}", o.stderr);
+    }
+}
