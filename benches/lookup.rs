@@ -37,15 +37,16 @@ fn median_ns(batches: usize, per_batch: usize, mut f: impl FnMut()) -> f64 {
     v[v.len() / 2]
 }
 
-/// An index with exactly `n` checkpoints: `n` lines "x\n", spacing 1.
-fn index_with(n: u64) -> Index {
+/// An index with exactly `n` checkpoints: `n` lines "x\n", spacing 1;
+/// with a page-cache budget of `cache(sidecar bytes)`.
+fn index_with(n: u64, cache: impl Fn(usize) -> usize) -> Index {
     let src = b"x\n".repeat(n as usize);
     let opts = BuildOptions {
         spacing: 1,
         ..BuildOptions::default()
     };
     let sidecar = lidx::build_to_vec(&MemSource::new(src.clone()), &opts).expect("build");
-    let cache = sidecar.len() + (64 << 20);
+    let cache = cache(sidecar.len());
     Index::from_parts(
         Box::new(MemSource::new(src)),
         Box::new(MemSource::new(sidecar)),
@@ -55,16 +56,16 @@ fn index_with(n: u64) -> Index {
     .expect("open")
 }
 
-fn bench_tree(n: u64) {
-    let t = Instant::now();
-    let index = index_with(n);
-    let built = t.elapsed().as_secs_f64();
-    assert_eq!(index.superblock().checkpoint_count, n);
+/// ns per lookup by line, by offset, by line for nearby targets, and by
+/// line when each target depends on the previous answer (latency, not
+/// throughput: the next lookup cannot start before the last one ends).
+fn time_lookups(index: &Index, n: u64) -> (f64, f64, f64, f64) {
     const Q: usize = 1_000_000;
     let mut rng = Rng(n);
     let lines: Vec<u64> = (0..Q).map(|_| rng.next() % n).collect();
     let offsets: Vec<u64> = (0..Q).map(|_| rng.next() % (2 * n)).collect();
-    // Check (and warm every page touched).
+    // Check (and warm every page touched; enough lookups for the flat
+    // copy to be made where the budget has room for it).
     for (&l, &o) in lines.iter().zip(&offsets) {
         let cp = index.checkpoint_for_line(l).unwrap();
         assert_eq!((cp.line, cp.offset), (l, 2 * l));
@@ -94,10 +95,35 @@ fn bench_tree(n: u64) {
             black_box(index.checkpoint_for_line(black_box(l)).unwrap());
         }
     });
+    let chained = median_ns(5, Q, || {
+        let mut prev = 0u64;
+        for &l in &lines {
+            // (n is even: l ^ 1 < n; an offset is 2 * line, so prev is 0,
+            // which the compiler cannot know.)
+            let cp = index.checkpoint_for_line(l ^ (prev & 1)).unwrap();
+            prev = cp.offset;
+        }
+        black_box(prev);
+    });
+    (by_line, by_off, local, chained)
+}
+
+/// The B+tree alone (a budget that holds the sidecar but leaves no room
+/// for a flat copy of its leaves: under half of it), against the flat
+/// copy the index makes once lookups are hot (a budget with room: about
+/// 20 bytes a checkpoint, twice over).
+fn bench_tree(n: u64) {
+    let t = Instant::now();
+    let tree = index_with(n, |sidecar| sidecar + (64 << 10));
+    let built = t.elapsed().as_secs_f64();
+    assert_eq!(tree.superblock().checkpoint_count, n);
+    let (tl, to, tn, tc) = time_lookups(&tree, n);
+    let (pages, height) = (tree.superblock().page_count, tree.superblock().height);
+    drop(tree);
+    let flat = index_with(n, |sidecar| sidecar + 40 * n as usize + (64 << 20));
+    let (fl, fo, fnear, fc) = time_lookups(&flat, n);
     println!(
-        "| {n:>11} | {:>6} | {} | {by_line:>8.1} | {by_off:>8.1} | {local:>8.1} | {built:.1} s |",
-        index.superblock().page_count,
-        index.superblock().height,
+        "| {n:>11} | {pages:>6} | {height} | {tl:>7.1} | {fl:>7.1} | {to:>7.1} | {fo:>7.1} | {tn:>7.1} | {fnear:>7.1} | {tc:>7.1} | {fc:>7.1} | {built:.1} s |",
     );
 }
 
@@ -163,7 +189,7 @@ fn chase(bytes: usize) -> f64 {
 
 /// Cost of a page-cache hit alone: `with_page` on resident pages.
 fn bench_hit() -> f64 {
-    let index = index_with(64 * 255);
+    let index = index_with(64 * 255, |s| s + (64 << 20));
     let cache = lidx::cache::PageCache::new(
         Box::new(MemSource::new(
             lidx::build_to_vec(
@@ -222,8 +248,15 @@ fn main() {
     );
     println!("\nTree lookups with the cache warm, ns per lookup (median of 5 x 10^6 targets;");
     println!("'nearby' = each target within ±1000 lines of the previous, as a viewer scrolls):\n");
-    println!("| checkpoints |  pages | height | line→cp | offset→cp | line→cp, nearby | build |");
-    println!("|------------:|-------:|-------:|--------:|----------:|----------------:|------:|");
+    println!(
+        "Each pair: the B+tree alone, then the flat copy of its leaves made once lookups are hot.\n"
+    );
+    println!(
+        "| checkpoints |  pages | height | line→cp tree | flat | offset→cp tree | flat | nearby tree | flat | dependent tree | flat | build |"
+    );
+    println!(
+        "|------------:|-------:|-------:|-------------:|-----:|---------------:|-----:|------------:|-----:|---------------:|-----:|------:|"
+    );
     let mut n = 10_000;
     while n <= max {
         bench_tree(n);

@@ -39,13 +39,19 @@ use crate::format::{self, SUPERBLOCK_LEN, Superblock};
 use crate::ingest::BUFFER_SIZE;
 use crate::ingest::fingerprint::{self, Comparison, Evidence, Memo, Proof, Verdict};
 use crate::io::ReadAt;
-use crate::tree::{ByLine, ByOffset, Checkpoint, Tree};
+use crate::tree::{ByLine, ByOffset, Checkpoint, Flat, Tree};
 use parking_lot::Mutex;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 /// Default page-cache budget: 16 MiB.
 pub const DEFAULT_CACHE_BYTES: usize = 16 << 20;
+
+/// Lookups through the tree before its leaves are copied flat (plus one
+/// for every 16 checkpoints, so that the copy costs less than the lookups
+/// that paid for it): a command's few lookups never make it, a viewer's
+/// or an embedding program's many do.
+const FLAT_AFTER: u64 = 256;
 
 /// An opened line index. `Send + Sync`: share one across threads.
 pub struct Index {
@@ -58,6 +64,13 @@ pub struct Index {
     sb: Superblock,
     cache: PageCache,
     tree: Tree,
+    /// The leaf level decoded ([`Flat`]), once lookups are hot; `None`
+    /// inside when it could not be made (the tree answers).
+    flat: std::sync::OnceLock<Option<Flat>>,
+    /// Lookups before the flat copy is made; `u64::MAX` when it never is
+    /// (a remote sidecar, or one too large for its share of the budget).
+    flat_after: u64,
+    lookups: std::sync::atomic::AtomicU64,
     /// For a remote gzip sidecar: where its access points lie, to
     /// announce them before a lookup (see [`SourceStat::remote`]).
     ap_hints: Option<gzip::ApHints>,
@@ -312,6 +325,17 @@ impl Index {
         // The node pages (line tree, time tree) end where a gzip sidecar's
         // access points begin.
         let nodes_end = sb.nodes_end();
+        // A local sidecar's leaves may be copied flat for hot lookups,
+        // within half the budget, which the page cache gives up.
+        let flat_bytes = Flat::bytes_for(sb.checkpoint_count);
+        let (flat_after, cache_bytes) = if !stat.remote && flat_bytes <= cache_bytes as u64 / 2 {
+            (
+                FLAT_AFTER + sb.checkpoint_count / 16,
+                cache_bytes - flat_bytes as usize,
+            )
+        } else {
+            (u64::MAX, cache_bytes)
+        };
         let cache = PageCache::new(
             Box::new(std::sync::Arc::clone(&sidecar)),
             sb.page_size,
@@ -332,6 +356,9 @@ impl Index {
             sb,
             cache,
             tree,
+            flat: std::sync::OnceLock::new(),
+            flat_after,
+            lookups: std::sync::atomic::AtomicU64::new(0),
             ap_hints,
             verdict,
             evidence,
@@ -557,6 +584,9 @@ impl Index {
         if let Some(h) = &self.ap_hints {
             h.for_line(line, self.sb.line_count);
         }
+        if let Some(f) = self.flat() {
+            return Ok(f.for_line(line));
+        }
         self.tree.find::<ByLine>(&self.cache, line)
     }
 
@@ -568,7 +598,37 @@ impl Index {
         if let Some(h) = &self.ap_hints {
             h.for_offset(offset);
         }
+        if let Some(f) = self.flat() {
+            return Ok(f.for_offset(offset));
+        }
         self.tree.find::<ByOffset>(&self.cache, offset)
+    }
+
+    /// The flat copy of the leaves, made once `flat_after` lookups have
+    /// gone through the tree (from leaf pages read and CRC-checked as any
+    /// other; a copy that cannot be made leaves the tree to answer).
+    #[inline]
+    fn flat(&self) -> Option<&Flat> {
+        if let Some(f) = self.flat.get() {
+            return f.as_ref();
+        }
+        if self.flat_after == u64::MAX
+            || self
+                .lookups
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+                < self.flat_after
+        {
+            return None;
+        }
+        self.flat
+            .get_or_init(|| self.checkpoints().ok().and_then(Flat::new))
+            .as_ref()
+    }
+
+    /// Whether the flat copy was tried (`None`: not yet) and made.
+    #[cfg(test)]
+    pub(crate) fn flat_made(&self) -> Option<bool> {
+        self.flat.get().map(Option::is_some)
     }
 
     /// For a damaged gzip archive opened through an in-memory index of the

@@ -7,6 +7,10 @@
 //! damaged tree (a node pointing to itself, to its parent, out of range)
 //! yields [`crate::Error::Corrupt`], never a loop or a panic.
 
+mod flat;
+
+pub(crate) use flat::Flat;
+
 use crate::cache::{Page, PageCache};
 use crate::error::{Error, Result};
 use crate::format::PageKind;
