@@ -293,24 +293,10 @@ fn line_times(c: &mut Counted, at: u64, from: u64, stamper: &mut Stamper) {
     c.lines.clear();
     let buf = &c.buf[..c.filled];
     let (pre, len) = (c.pre, c.len);
-    let first = if at == from || buf[pre - 1] == b'\n' {
-        Some(pre)
-    } else {
-        None
-    };
-    let starts = first.into_iter().chain(
-        memchr::memchr_iter(b'\n', &buf[pre..pre + len])
-            .map(|e| pre + e + 1)
-            .filter(|&s| s < pre + len),
-    );
-    for s in starts {
-        let limit = buf.len().min(s + HEAD);
-        let head = match memchr::memchr(b'\n', &buf[s..limit]) {
-            Some(k) => &buf[s..s + k + 1],
-            None => &buf[s..limit],
-        };
+    let lines = &mut c.lines;
+    let mut push = |s: usize, head: &[u8]| {
         let time = stamper.stamp_alone(head);
-        c.lines.push(LineTime {
+        lines.push(LineTime {
             start: at + (s - pre) as u64,
             time,
             head: if time.is_none() {
@@ -319,6 +305,25 @@ fn line_times(c: &mut Counted, at: u64, from: u64, stamper: &mut Stamper) {
                 Vec::new()
             },
         });
+    };
+    // Each line's end is the next newline of the one pass over the block
+    // (not a search of its head again); the last line that starts in the
+    // block may end after it.
+    let mut start = (at == from || buf[pre - 1] == b'\n').then_some(pre);
+    for e in memchr::memchr_iter(b'\n', &buf[pre..pre + len]) {
+        let nl = pre + e;
+        if let Some(s) = start {
+            push(s, &buf[s..(nl + 1).min(s + HEAD)]);
+        }
+        start = (nl + 1 < pre + len).then_some(nl + 1);
+    }
+    if let Some(s) = start {
+        let limit = buf.len().min(s + HEAD);
+        let head = match memchr::memchr(b'\n', &buf[s..limit]) {
+            Some(k) => &buf[s..s + k + 1],
+            None => &buf[s..limit],
+        };
+        push(s, head);
     }
 }
 
