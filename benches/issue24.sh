@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# Issue 24's goals, each measured against its target, in one table:
+#   §1 indexing a single-member gzip archive with -j 2 against -j 1 (and
+#      whether the two sidecars are byte for byte the same);
+#   §2 a goto near the end of the gzip archive against gztool at a 1 MiB
+#      span (`gztool -W -v0 -I IDX -L N -R 1`, the issue's command), and
+#      the sidecar's size against gztool's index;
+#   §3 hot in-process lookups at 10^4 and 10^6 checkpoints (the flat rows
+#      of `cargo bench --bench lookup -- 1000000`);
+#   §4 `lidx index --time --tz UTC` against `lidx index` on the log;
+#   §5 with --slow: benches/build.sh (a clean release build, the binary,
+#      the start-up) and a clean `pip install ./python` (each takes
+#      minutes and both cores).
+#
+#   benches/issue24.sh [DATA_DIR] [--slow]   (default DATA_DIR: bench-data)
+#
+# The log is genlog's 4 GiB one (engines-4294967296.log, made if missing,
+# as benches/engines.py makes it) and its `pigz -6` (one member). Pairs run
+# alternately (pairs.py), medians of RUNS (default 5); every pair's output
+# is checked identical first where both print one. Warm: run it on a quiet
+# machine with room for the log in the page cache.
+# Needs: cargo, python3, gztool, pigz (or gzip), cmp.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DIR=bench-data
+SLOW=0
+for a in "$@"; do
+  case "$a" in
+    --slow) SLOW=1 ;;
+    *) DIR=$a ;;
+  esac
+done
+RUNS=${RUNS:-5}
+mkdir -p "$DIR"
+LOG="$DIR/engines-4294967296.log"
+GZ="$LOG.gz"
+LIDX=$PWD/target/release/lidx
+cargo build --release --quiet -p lidx-cli
+cargo build --release --quiet --example genlog
+[ -f "$LOG" ] || target/release/examples/genlog "$LOG" 4294967296
+if [ ! -f "$GZ" ]; then
+  if command -v pigz >/dev/null; then pigz -6 -c "$LOG" >"$GZ"; else gzip -6 -c "$LOG" >"$GZ"; fi
+fi
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+pairs() { python3 benches/pairs.py --runs "$RUNS" "$@"; }
+ratio() { python3 -c "import sys; print(f'{float(sys.argv[1]) / float(sys.argv[2]):.2f}')" "$1" "$2"; }
+ms() { python3 -c "import sys; print(f'{float(sys.argv[1]) * 1000:.1f} ms')" "$1"; }
+met() { python3 -c "import sys; a, op, b = float(sys.argv[1]), sys.argv[2], float(sys.argv[3]); print('met' if (a >= b if op == '>=' else a <= b) else 'not met')" "$1" "$2" "$3"; }
+cat "$LOG" "$GZ" >/dev/null
+
+echo "# Issue 24 — $(date -u +%Y-%m-%d), $(nproc) cores, $(lscpu | sed -n 's/Model name: *//p')"
+echo
+echo "| § | goal | measured | target | |"
+echo "|---|---|---:|---:|---|"
+
+# §1: -j 1 against -j 2 on one gzip member.
+"$LIDX" index -q --force -j 1 --index "$TMP/j1.lidx" "$GZ"
+"$LIDX" index -q --force -j 2 --index "$TMP/j2.lidx" "$GZ"
+same=$(cmp -s "$TMP/j1.lidx" "$TMP/j2.lidx" && echo "sidecars identical" || echo "SIDECARS DIFFER")
+read -r J1 J2 < <(pairs -- "$LIDX index -q --force -j 1 --index $TMP/j1.lidx $GZ" -- "$LIDX index -q --force -j 2 --index $TMP/j2.lidx $GZ")
+R=$(ratio "$J1" "$J2")
+echo "| 1 | index the gzip archive, -j 1 / -j 2 | ${R}× ($(ms "$J1") / $(ms "$J2"); $same) | ≥ 1.6× | $(met "$R" '>=' 1.6) |"
+
+# §2: goto near the end against gztool at a 1 MiB span.
+N=33900000
+GZI="$DIR/engines-4294967296.span1.gzi"
+[ -f "$GZI" ] || gztool -x -s 1 -I "$GZI" -i "$GZ" >/dev/null 2>&1
+"$LIDX" index -q "$GZ"
+cmp -s <("$LIDX" lines "$GZ" "$N") <(gztool -W -v0 -I "$GZI" -L "$N" -R 1 "$GZ") \
+  || { echo "MISMATCH: lidx lines and gztool -L at line $N"; exit 1; }
+read -r GT LG < <(pairs -- "gztool -W -v0 -I $GZI -L $N -R 1 $GZ" -- "$LIDX lines $GZ $N")
+R=$(ratio "$GT" "$LG")
+echo "| 2 | goto line $N in the gzip archive, gztool / lidx | ${R}× ($(ms "$GT") / $(ms "$LG")) | ≥ 4× | $(met "$R" '>=' 4) |"
+SL=$(stat -c %s "$GZ.lidx")
+SG=$(stat -c %s "$GZI")
+R=$(ratio "$SL" "$SG")
+echo "| 2 | sidecar / gztool's index (1 MiB span) | ${R} ($SL / $SG bytes) | ≤ 0.4 | $(met "$R" '<=' 0.4) |"
+
+# §3: the lookup bench's flat rows.
+cargo bench --quiet --bench lookup -- 1000000 >"$TMP/lookup.txt" 2>/dev/null
+for n in 10000 1000000; do
+  # | n | pages | height | tree | flat | ...
+  F=$(awk -F'|' -v n="$n" '$2 + 0 == n { gsub(/ /, "", $6); print $6 }' "$TMP/lookup.txt")
+  T=$(awk -F'|' -v n="$n" '$2 + 0 == n { gsub(/ /, "", $5); print $5 }' "$TMP/lookup.txt")
+  goal=$([ "$n" = 10000 ] && echo 20 || echo 60)
+  echo "| 3 | hot lookup by line, $n checkpoints | $F ns (tree alone: $T ns) | ≤ $goal ns | $(met "$F" '<=' "$goal") |"
+done
+
+# §4: the time index's cost at ingest.
+read -r P T < <(pairs -- "$LIDX index -q --force --index $TMP/p.lidx $LOG" -- "$LIDX index -q --force --time --tz UTC --index $TMP/t.lidx $LOG")
+R=$(ratio "$T" "$P")
+echo "| 4 | index --time / index, the 4 GiB log | ${R}× ($(ms "$T") / $(ms "$P")) | ≤ 1.5× | $(met "$R" '<=' 1.5) |"
+
+# §5: the build (slow).
+if [ "$SLOW" = 1 ]; then
+  benches/build.sh "$TMP/target" >"$TMP/build.txt"
+  B=$(sed -n 's/^| clean release build of the CLI | \(.*\) s |$/\1/p' "$TMP/build.txt")
+  echo "| 5 | clean release build of the CLI | $B s | ≤ 180 s | $(met "$B" '<=' 180) |"
+  SZ=$(python3 -c "import os, sys; print(f'{os.path.getsize(sys.argv[1]) / 1e6:.1f}')" "$TMP/target/release/lidx")
+  echo "| 5 | binary | $SZ MB | ≤ 15 MB | $(met "$SZ" '<=' 15) |"
+  UP=$(sed -n "s/.*lidx's own \([0-9.]*\) ms.*/\1/p" "$TMP/build.txt")
+  echo "| 5 | \`lidx --version\` start-up (spawned, less \`true\` spawned) | $UP ms | ≤ 1 ms | $(met "$UP" '<=' 1) |"
+  python3 -m venv "$TMP/venv"
+  s=$(date +%s.%N)
+  CARGO_TARGET_DIR="$TMP/pip-target" "$TMP/venv/bin/pip" install -q ./python
+  e=$(date +%s.%N)
+  PIP=$(python3 -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.0f}')" "$s" "$e")
+  echo "| 5 | pip install ./python, clean | $PIP s | ≤ 300 s | $(met "$PIP" '<=' 300) |"
+else
+  echo "| 5 | build, binary, start-up, pip install | (run with --slow) | | |"
+fi
