@@ -64,13 +64,17 @@ fn time_lookups(index: &Index, n: u64) -> (f64, f64, f64, f64) {
     let mut rng = Rng(n);
     let lines: Vec<u64> = (0..Q).map(|_| rng.next() % n).collect();
     let offsets: Vec<u64> = (0..Q).map(|_| rng.next() % (2 * n)).collect();
-    // Check (and warm every page touched; enough lookups for the flat
-    // copy to be made where the budget has room for it).
+    // Check (and warm every page touched), then make enough lookups for
+    // the flat copy to be made where the budget has room for it (the
+    // index makes it after 256 + n/16).
     for (&l, &o) in lines.iter().zip(&offsets) {
         let cp = index.checkpoint_for_line(l).unwrap();
         assert_eq!((cp.line, cp.offset), (l, 2 * l));
         let cp = index.checkpoint_for_offset(o).unwrap();
         assert_eq!((cp.line, cp.offset), (o / 2, o / 2 * 2));
+    }
+    for k in 0..(n / 16 + 512) as usize {
+        black_box(index.checkpoint_for_line(lines[k % Q]).unwrap());
     }
     let by_line = median_ns(5, Q, || {
         for &l in &lines {
