@@ -217,16 +217,16 @@ impl Location {
                 opts: opts.clone(),
             });
         }
-        let (scheme, path) = ObjectStoreScheme::parse(&parsed)
-            .map_err(|e| bad(format!("not a URL lidx can read: {}", one_line(&e))))?;
+        let unreadable =
+            |e: &dyn std::fmt::Display| bad(format!("not a URL lidx can read: {}", one_line(e)));
+        let (scheme, path) = ObjectStoreScheme::parse(&parsed).map_err(|e| unreadable(&e))?;
         // Without Azure's store, an https:// URL of an Azure host is read
         // as any web server's (a public blob; a SAS token is a query, read
         // so in any build).
         #[cfg(not(feature = "azure"))]
         let (scheme, path) =
             if scheme == ObjectStoreScheme::MicrosoftAzure && parsed.scheme() == "https" {
-                let path = ObjPath::from_url_path(parsed.path())
-                    .map_err(|e| bad(format!("not a URL lidx can read: {}", one_line(&e))))?;
+                let path = ObjPath::from_url_path(parsed.path()).map_err(|e| unreadable(&e))?;
                 (ObjectStoreScheme::Http, path)
             } else {
                 (scheme, path)

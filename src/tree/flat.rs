@@ -25,49 +25,46 @@ pub(crate) struct Flat {
     by_offset: Radix,
 }
 
-/// For targets `t >= min`: bucket `(t - min) >> shift` holds the first
-/// pair whose key is in that bucket's range or above at `starts[b]`, so
-/// the predecessor of `t` lies in `starts[b] - 1 ..= starts[b + 1] - 1`.
+/// A column's keys start at 0 (a flat copy's first pair is line 0,
+/// offset 0): bucket `t >> shift` holds the first pair whose key is in
+/// that bucket's range or above at `starts[b]`, so the predecessor of `t`
+/// lies in `starts[b] - 1 ..= starts[b + 1] - 1`.
 #[derive(Debug)]
 struct Radix {
-    min: u64,
     shift: u32,
     starts: Vec<u32>,
 }
 
 impl Radix {
-    fn new(keys: impl Iterator<Item = u64> + Clone, n: usize) -> Radix {
-        let mut it = keys.clone();
-        let min = it.next().unwrap_or(0);
-        let max = it.last().unwrap_or(min);
-        let span = max - min;
-        // The fewest bits that give about n / PER_BUCKET buckets over
-        // the span.
+    /// The table of `n` sorted keys from 0 to `max`.
+    fn new(keys: impl Iterator<Item = u64>, n: usize, max: u64) -> Radix {
+        // The fewest bits that give at most n / PER_BUCKET buckets over
+        // 0..=max.
         let want = (n / PER_BUCKET).max(1) as u64;
         let mut shift = 0u32;
-        while shift < 63 && (span >> shift) >= want {
+        while shift < 63 && (max >> shift) >= want {
             shift += 1;
         }
-        let buckets = (span.checked_shr(shift).unwrap_or(0) + 1) as usize;
+        let buckets = ((max >> shift) + 1) as usize;
         let mut starts = Vec::with_capacity(buckets + 1);
         let mut i = 0u32;
         let mut keys = keys.peekable();
         for b in 0..buckets as u64 {
-            while keys.peek().is_some_and(|&k| (k - min) >> shift < b) {
+            while keys.peek().is_some_and(|&k| k >> shift < b) {
                 keys.next();
                 i += 1;
             }
             starts.push(i);
         }
         starts.push(n as u32);
-        Radix { min, shift, starts }
+        Radix { shift, starts }
     }
 
-    /// The pairs `lo..hi` among which the last key `<= t` is, for
-    /// `t >= min`: those of `t`'s bucket, and the one before.
+    /// The pairs `lo..hi` among which the last key `<= t` is: those of
+    /// `t`'s bucket, and the one before.
     #[inline(always)]
     fn window(&self, t: u64) -> (usize, usize) {
-        let b = ((t - self.min) >> self.shift) as usize;
+        let b = (t >> self.shift) as usize;
         let b = b.min(self.starts.len() - 2);
         let lo = (self.starts[b] as usize).saturating_sub(1);
         (lo, self.starts[b + 1] as usize)
@@ -88,9 +85,9 @@ impl Flat {
         {
             return None;
         }
-        let n = pairs.len();
-        let by_line = Radix::new(pairs.iter().map(|c| c.line), n);
-        let by_offset = Radix::new(pairs.iter().map(|c| c.offset), n);
+        let (n, last) = (pairs.len(), pairs[pairs.len() - 1]);
+        let by_line = Radix::new(pairs.iter().map(|c| c.line), n, last.line);
+        let by_offset = Radix::new(pairs.iter().map(|c| c.offset), n, last.offset);
         Some(Flat {
             pairs,
             by_line,
@@ -119,7 +116,9 @@ impl Flat {
             + (self.by_line.starts.capacity() + self.by_offset.starts.capacity()) * 4
     }
 
-    /// Bytes a flat copy of `n` checkpoints holds, about.
+    /// Bytes a flat copy of `n` checkpoints may hold: the pairs, and the
+    /// two tables (at most n / PER_BUCKET + 2 entries each) counted twice
+    /// over.
     pub fn bytes_for(n: u64) -> u64 {
         n * size_of::<Checkpoint>() as u64 + 2 * (n / PER_BUCKET as u64 + 2) * 4 * 2
     }

@@ -323,13 +323,7 @@ fn hand_family() -> (tempfile::TempDir, PathBuf) {
     let d = dir.path().to_path_buf();
     let text = |a: u64, b: u64| -> String { (a..=b).map(|k| format!("line {k}\n")).collect() };
     std::fs::write(d.join("app.log.2"), text(1, 10)).unwrap();
-    assert!(
-        Command::new("gzip")
-            .arg(d.join("app.log.2"))
-            .status()
-            .unwrap()
-            .success()
-    );
+    gzip_in_place(&d.join("app.log.2"));
     std::fs::write(d.join("app.log.1"), text(11, 20)).unwrap();
     std::fs::write(d.join("app.log"), text(21, 25)).unwrap();
     age(&d, &["app.log.2.gz", "app.log.1", "app.log"]);
@@ -356,6 +350,12 @@ fn in_dir(d: &Path, args: &[&str]) -> Out {
     let mut cmd = Command::new(BIN);
     cmd.current_dir(d).args(args).stdin(Stdio::null());
     checked(cmd, Rules::SILENT_ERROR)
+}
+
+/// Compresses `file` as logrotate's compress does: `file.gz` in its place.
+fn gzip_in_place(file: &Path) {
+    let ok = Command::new("gzip").arg(file).status().unwrap().success();
+    assert!(ok, "gzip {}", file.display());
 }
 
 /// `lidx lines -R -n app.log 1:` fails naming `who`.
@@ -543,13 +543,7 @@ fn times_across_members() {
     let line = |k: u64| format!("2026-11-30T10:{:02}:00Z event {k}\n", k - 1);
     let text = |a: u64, b: u64| -> String { (a..=b).map(line).collect() };
     std::fs::write(d.join("svc.log.2"), text(1, 10)).unwrap();
-    assert!(
-        Command::new("gzip")
-            .arg(d.join("svc.log.2"))
-            .status()
-            .unwrap()
-            .success()
-    );
+    gzip_in_place(&d.join("svc.log.2"));
     std::fs::write(d.join("svc.log.1"), text(11, 20)).unwrap();
     std::fs::write(d.join("svc.log"), text(21, 30)).unwrap();
     age(d, &["svc.log.2.gz", "svc.log.1", "svc.log"]);
@@ -621,13 +615,7 @@ fn the_viewer_reads_a_family_in_global_numbers() {
         std::fs::write(d.join(name), part(a, b)).unwrap();
     }
     for n in ["app.log.3", "app.log.2"] {
-        assert!(
-            Command::new("gzip")
-                .arg(d.join(n))
-                .status()
-                .unwrap()
-                .success()
-        );
+        gzip_in_place(&d.join(n));
     }
     age(d, &["app.log.3.gz", "app.log.2.gz", "app.log.1", "app.log"]);
     let o = in_dir(d, &["count", "-R", "-q", "app.log"]);
@@ -694,13 +682,7 @@ fn the_viewer_jumps_to_a_time_across_members() {
     std::fs::write(d.join("app.log.2"), part(0, 250)).unwrap();
     std::fs::write(d.join("app.log.1"), part(250, 500)).unwrap();
     std::fs::write(d.join("app.log"), part(500, n)).unwrap();
-    assert!(
-        Command::new("gzip")
-            .arg(d.join("app.log.2"))
-            .status()
-            .unwrap()
-            .success()
-    );
+    gzip_in_place(&d.join("app.log.2"));
     age(d, &["app.log.2.gz", "app.log.1", "app.log"]);
     let o = in_dir(
         d,
