@@ -408,6 +408,9 @@ fn vectors(spec: &str) -> BTreeMap<String, Vector> {
             let span = kv
                 .remove("span")
                 .map(|v| int(&v).unwrap_or_else(|| panic!("{info:?}: bad span {v:?}")));
+            let piece_shift = kv
+                .remove("piece_shift")
+                .map(|v| int(&v).unwrap_or_else(|| panic!("{info:?}: bad piece_shift {v:?}")));
             let plain = match kv.remove("plain").as_deref() {
                 None => false,
                 Some("1") => true,
@@ -429,6 +432,7 @@ fn vectors(spec: &str) -> BTreeMap<String, Vector> {
                 page_size: param("page_size") as u32,
                 buffer_size: 1 << 17,
                 span: span.unwrap_or(DEFAULT_SPAN),
+                piece_shift: piece_shift.unwrap_or(16) as u8,
                 plain,
                 time,
                 threads: 0,
@@ -587,6 +591,8 @@ fn sentinel_superblock() -> (Superblock, BTreeMap<&'static str, Vec<u8>>) {
             ap_first_page: 0xf3f2_f1f0,
             ap_pages: 0xf7f6_f5f4,
             blob_pages: 0xfbfa_f9f8,
+            piece_shift: 0x1a,
+            piece_page: 0x7f7e_7d7c,
         },
     };
     let mut m: BTreeMap<&'static str, Vec<u8>> = BTreeMap::new();
@@ -636,6 +642,8 @@ fn sentinel_superblock() -> (Superblock, BTreeMap<&'static str, Vec<u8>>) {
     m.insert("ap_first_page", g.ap_first_page.to_le_bytes().to_vec());
     m.insert("ap_pages", g.ap_pages.to_le_bytes().to_vec());
     m.insert("blob_pages", g.blob_pages.to_le_bytes().to_vec());
+    m.insert("piece_shift", vec![g.piece_shift]);
+    m.insert("piece_page", g.piece_page.to_le_bytes().to_vec());
     (sb, m)
 }
 
@@ -1368,10 +1376,11 @@ fn vectors_match_the_code() {
         // Written as 1.2, head-first, unless legacy.
         let sb = Superblock::decode(&v.sidecar[..256]).expect("vector superblock");
         assert_eq!(sb.head_first(), !v.legacy, "{name}");
-        let minor = match (v.legacy, sb.is_zstd()) {
-            (true, _) => 0,
-            (false, true) => 3,
-            (false, false) => 2,
+        let minor = match (v.legacy, sb.is_zstd(), sb.piece_len().is_some()) {
+            (true, _, _) => 0,
+            (false, true, _) => 3,
+            (false, false, true) => 5,
+            (false, false, false) => 2,
         };
         assert_eq!(sb.version_minor, minor, "{name}");
         // A vector is a valid sidecar that the reader opens.
@@ -2019,6 +2028,12 @@ fn damage_table() {
     // Cases marked "time:" use V7 (page 1 = the line tree's leaf, page 2 =
     // the time header, page 3 = the time tree's leaf).
     let v7 = vs.remove("V7").expect("vector V7");
+    // Cases marked "pieces:" use V9 (page 1 = the leaf, page 2 = access
+    // points, page 3 = the piece array's blob page).
+    let v9 = vs.remove("V9").expect("vector V9");
+    let (opened, baseline9) = open_and_read(&v9.source, v9.sidecar.clone());
+    opened.unwrap();
+    let baseline9 = baseline9.unwrap();
     let (opened, baseline7) = open_and_time(&v7.source, v7.sidecar.clone());
     opened.unwrap();
     let baseline7 = baseline7.unwrap();
@@ -2062,8 +2077,11 @@ fn damage_table() {
         seen.insert(case.to_string());
         let gzip = r[dc].starts_with("gzip:");
         let timed = r[dc].starts_with("time:");
+        let pieces = r[dc].starts_with("pieces:");
         let v = if gzip {
             &v4
+        } else if pieces {
+            &v9
         } else if timed {
             &v7
         } else {
@@ -2200,9 +2218,21 @@ fn damage_table() {
                 assert!(sb.has_time_index(), "D-58: V7 has a time index");
                 sb.compat_features &= !format::COMPAT_HEAD_FIRST;
             }),
+            "D-59" => repage(&mut b, 3, &|pg| pg[format::PAGE_HEADER_LEN + 4] ^= 0x01),
+            "D-60" => resb(&mut b, &|sb| sb.gzip.piece_shift = 8),
+            "D-61" => resb(&mut b, &|sb| sb.gzip.piece_page = sb.gzip.ap_first_page),
+            "D-62" => resb(&mut b, &|sb| {
+                assert_eq!(sb.compat_features & format::COMPAT_PIECE_CRCS, 4, "D-62");
+                sb.compat_features &= !format::COMPAT_PIECE_CRCS;
+            }),
+            "D-63" => repage(&mut b, 2, &|pg| pg[rec(0, 36)] = 3),
+            "D-64" => repage(&mut b, 3, &|pg| {
+                assert_eq!(pg[6], 12, "D-64");
+                pg[6] = 8;
+            }),
             other => panic!("table 9 case {other} has no scenario in tests/spec.rs"),
         }
-        let (opened, answers) = if gzip {
+        let (opened, answers) = if gzip || pieces {
             open_and_read(&src, b)
         } else if timed {
             open_and_time(&src, b)
@@ -2211,6 +2241,8 @@ fn damage_table() {
         };
         let baseline = if gzip {
             &baseline4
+        } else if pieces {
+            &baseline9
         } else if timed {
             &baseline7
         } else {
@@ -2244,7 +2276,7 @@ fn damage_table() {
             (w, _) => panic!("case {case}: unknown detection point {w:?}"),
         }
     }
-    assert_eq!(seen.len(), 58, "table 9 cases: {seen:?}");
+    assert_eq!(seen.len(), 64, "table 9 cases: {seen:?}");
 }
 
 /// opening a sidecar reads page 0 first, then only the root page
@@ -2296,6 +2328,13 @@ fn gz_member(parts: &[&[u8]]) -> Vec<u8> {
     e.finish().expect("finish to a Vec")
 }
 
+/// The text of vector V9 (§10.9): `line 000\n` … `line 159\n`.
+fn v9_text() -> Vec<u8> {
+    (0..160)
+        .flat_map(|i| format!("line {i:03}\n").into_bytes())
+        .collect()
+}
+
 /// How the gzip sources of §10 are made: (gzip bytes, text).
 fn gzip_recipe(name: &str) -> Option<(Vec<u8>, Vec<u8>)> {
     match name {
@@ -2307,6 +2346,10 @@ fn gzip_recipe(name: &str) -> Option<(Vec<u8>, Vec<u8>)> {
             let mut gz = gz_member(&[b"one\ntwo\n", b"three\n"]);
             gz.extend(gz_member(&[b"four\n"]));
             Some((gz, b"one\ntwo\nthree\nfour\n".to_vec()))
+        }
+        "V9" => {
+            let text = v9_text();
+            Some((gz_member(&[&text]), text))
         }
         _ => None,
     }
@@ -2384,7 +2427,14 @@ fn gzip_vectors_are_reproducible() {
             );
         }
         assert_eq!(gunzip(&v.source), text, "{name}: the text");
-        let lit = format!("`{}`", rust_literal(&text));
+        // V9's text is too long to quote: the spec names its lines.
+        let lit = if name == "V9" {
+            assert_eq!(text, v9_text());
+            "`line 000\\n`,\n`line 001\\n`, … `line 159\\n`: 160 lines of 9 bytes, 1440 bytes"
+                .to_string()
+        } else {
+            format!("`{}`", rust_literal(&text))
+        };
         assert!(s.contains(&lit), "spec lacks the text {lit} of {name}");
         assert_eq!(sb.gzip.text_len, text.len() as u64, "{name}");
         assert_eq!(sb.fingerprint.size, gz.len() as u64, "{name}: R-91");
@@ -2399,8 +2449,8 @@ fn gzip_vectors_are_reproducible() {
         assert_eq!(v.sidecar[512..tree_pages], plain[512..tree_pages], "{name}");
     }
     assert_eq!(
-        gzip_vectors, 2,
-        "spec §10 must hold the gzip vectors V3 and V4"
+        gzip_vectors, 3,
+        "spec §10 must hold the gzip vectors V3, V4 and V9"
     );
 
     // §10.5 lists V4's block boundaries (the candidates of R-92).
@@ -2569,14 +2619,13 @@ fn access_point_tables_match_encoding() {
         window_len: 0x1d1c,
         flags: 0x1f1e,
         span_crc: 0x2322_2120,
+        first_piece: 0x2726_2524,
     };
     let mut bytes = [0xeeu8; gzfmt::AP_RECORD_LEN];
     r.encode(&mut bytes);
     assert_eq!(ApRecord::decode(&bytes), r);
-    // the reserved bytes are written as zero and mean nothing.
-    let mut dirty = bytes;
-    dirty[36..40].copy_from_slice(&[0x24, 0x25, 0x26, 0x27]);
-    assert_eq!(ApRecord::decode(&dirty), r, "reserved bytes are ignored");
+    // Bytes 36..40 are `first_piece` (new in 1.5; reserved before, and
+    // without PIECE_CRCS still meaningless to a reader, R-140).
     let mut want: BTreeMap<&str, Vec<u8>> = BTreeMap::from([
         ("uncomp", r.uncomp.to_le_bytes().to_vec()),
         ("comp_bit", r.comp_bit.to_le_bytes().to_vec()),
@@ -2585,7 +2634,7 @@ fn access_point_tables_match_encoding() {
         ("window_len", r.window_len.to_le_bytes().to_vec()),
         ("flags", r.flags.to_le_bytes().to_vec()),
         ("span_crc", r.span_crc.to_le_bytes().to_vec()),
-        ("reserved", vec![0; 4]),
+        ("first_piece", r.first_piece.to_le_bytes().to_vec()),
     ]);
     let (o, sz, ty, f, d) = (
         t.col("Offset"),
@@ -2647,6 +2696,7 @@ fn access_point_tables_match_encoding() {
                     window_len: 32768,
                     flags: (i == 0) as u16,
                     span_crc: 0x9e37_79b9 ^ i as u32,
+                    first_piece: 0,
                 })
                 .collect();
             let mut body = vec![0u8; n * gzfmt::AP_RECORD_LEN];
@@ -2753,7 +2803,9 @@ fn stored_access_points(sidecar: &[u8]) -> (Superblock, Vec<ApRecord>, Vec<u8>) 
         for j in 0..n {
             let at = 16 + REC * j;
             recs.push(ApRecord::decode(&pg[at..at + REC]));
-            assert_eq!(pg[at + 36..at + REC], [0; 4], "reserved (R-2)");
+            if sb.piece_len().is_none() {
+                assert_eq!(pg[at + 36..at + REC], [0; 4], "reserved (R-2)");
+            }
         }
         assert!(pg[16 + REC * n..].iter().all(|&b| b == 0), "padding");
     }
@@ -2858,6 +2910,7 @@ fn check_access_points(gz: &[u8], sidecar: &[u8], span: u64) {
                     window_len: window.len() as u16,
                     flags: member_start as u16,
                     span_crc: 0, // set below, once the next one is known
+                    first_piece: 0,
                 },
                 window,
             ));
@@ -2878,6 +2931,8 @@ fn check_access_points(gz: &[u8], sidecar: &[u8], span: u64) {
             .get(i + 1)
             .map_or(text.len(), |(r, _)| r.uncomp as usize);
         want[i].0.span_crc = crc_from_parameters(&text[from..to]);
+        // checked with the piece array below.
+        want[i].0.first_piece = recs.get(i).map_or(0, |r| r.first_piece);
     }
     assert_eq!(recs[0].uncomp, 0, "the first access point is at offset 0");
     for (i, (rec, (w, window))) in recs.iter().zip(&want).enumerate() {
@@ -2920,11 +2975,43 @@ fn check_access_points(gz: &[u8], sidecar: &[u8], span: u64) {
         );
     }
     let last = recs.last().unwrap();
-    assert_eq!(
-        stream.len() as u64,
-        last.blob_offset + last.blob_len as u64,
-        "the blob stream is the windows, nothing more"
-    );
+    let windows = last.blob_offset + last.blob_len as u64;
+    match sb.piece_len() {
+        None => assert_eq!(
+            stream.len() as u64,
+            windows,
+            "the blob stream is the windows, nothing more"
+        ),
+        Some(l) => {
+            // zero padding to a page's payload, then the CRC
+            // of every piece of every span longer than a piece, in order,
+            // computed here from the CRC's parameters (§2).
+            let payload = gzfmt::blob_payload(sb.page_size) as u64;
+            let start = windows.div_ceil(payload) * payload;
+            assert!(
+                stream[windows as usize..start as usize]
+                    .iter()
+                    .all(|&b| b == 0)
+            );
+            assert_eq!(
+                sb.gzip.piece_page as u64,
+                (sb.gzip.ap_first_page + sb.gzip.ap_pages) as u64 + start / payload
+            );
+            let mut want = Vec::new();
+            for (i, r) in recs.iter().enumerate() {
+                assert_eq!(r.first_piece as usize, want.len() / 4, "record {i}");
+                let end = recs.get(i + 1).map_or(sb.gzip.text_len, |n| n.uncomp);
+                let span = &text[r.uncomp as usize..end as usize];
+                if span.len() as u64 > l {
+                    for piece in span.chunks(l as usize) {
+                        want.extend(crc_from_parameters(piece).to_le_bytes());
+                    }
+                }
+            }
+            assert!(!want.is_empty(), "PIECE_CRCS only with pieces (R-141)");
+            assert_eq!(&stream[start as usize..], &want[..], "the piece array");
+        }
+    }
 }
 
 #[test]
@@ -3861,6 +3948,9 @@ fn print_vectors() {
         if v.opts.plain {
             span += " plain=1";
         }
+        if v.opts.piece_shift != 16 {
+            span += &format!(" piece_shift={}", v.opts.piece_shift);
+        }
         if v.legacy {
             span += " layout=1.1";
         }
@@ -4039,6 +4129,7 @@ fn zstd_superblock_rules() {
         ap_first_page: 2,
         ap_pages: 0,
         blob_pages: 0,
+        ..GzipFields::default()
     };
     b.page_count = 2;
     b.line_count = 0;

@@ -36,10 +36,13 @@ pub struct ApRecord {
     /// the end): checked after decoding a span, so damage that still
     /// decodes (a flipped literal) is an error, not wrong lines.
     pub span_crc: u32,
+    /// With piece CRCs (v1.5, §11.9): the slot of this span's first
+    /// piece, the number of pieces of the spans before it; else 0.
+    pub first_piece: u32,
 }
 
 impl ApRecord {
-    /// Encodes into 40 bytes (the last 4 reserved, zero).
+    /// Encodes into 40 bytes.
     pub fn encode(&self, b: &mut [u8]) {
         b[0..8].copy_from_slice(&self.uncomp.to_le_bytes());
         b[8..16].copy_from_slice(&self.comp_bit.to_le_bytes());
@@ -48,7 +51,7 @@ impl ApRecord {
         b[28..30].copy_from_slice(&self.window_len.to_le_bytes());
         b[30..32].copy_from_slice(&self.flags.to_le_bytes());
         b[32..36].copy_from_slice(&self.span_crc.to_le_bytes());
-        b[36..40].fill(0);
+        b[36..40].copy_from_slice(&self.first_piece.to_le_bytes());
     }
 
     /// Decodes 40 bytes.
@@ -62,8 +65,25 @@ impl ApRecord {
             window_len: u16::from_le_bytes(b[28..30].try_into().expect("2 bytes")),
             flags: u16::from_le_bytes(b[30..32].try_into().expect("2 bytes")),
             span_crc: u32::from_le_bytes(b[32..36].try_into().expect("4 bytes")),
+            first_piece: u32::from_le_bytes(b[36..40].try_into().expect("4 bytes")),
         }
     }
+}
+
+/// Pieces of a span of `len` bytes with pieces of `2^shift` bytes:
+/// none when the span is no longer than one piece (its `span_crc` is the
+/// piece's CRC), else one per started piece.
+pub fn pieces_of(len: u64, shift: u8) -> u64 {
+    if len <= 1u64 << shift {
+        0
+    } else {
+        len.div_ceil(1u64 << shift)
+    }
+}
+
+/// Piece CRCs per blob page.
+pub fn pieces_per_page(page_size: u32) -> usize {
+    blob_payload(page_size) / 4
 }
 
 /// Records per access-point page.
@@ -130,10 +150,15 @@ mod tests {
             window_len: 32768,
             flags: 1,
             span_crc: 0xdead_beef,
+            first_piece: 77,
         };
         let mut b = [0u8; AP_RECORD_LEN];
         r.encode(&mut b);
         assert_eq!(ApRecord::decode(&b), r);
         assert_eq!(records_per_page(4096), 102);
+        assert_eq!(pieces_of(0, 16), 0);
+        assert_eq!(pieces_of(65536, 16), 0);
+        assert_eq!(pieces_of(65537, 16), 2);
+        assert_eq!(pieces_of(1 << 20, 16), 16);
     }
 }

@@ -78,6 +78,18 @@ pub const COMPAT_HEAD_FIRST: u32 = 1;
 /// between the last leaf of the line tree and the end of the node pages.
 /// A reader that ignores the bit reads the line index as before.
 pub const COMPAT_TIME_INDEX: u32 = 2;
+/// Compatible feature bit 2, *PIECE_CRCS* (v1.5, spec §11.9): a gzip
+/// sidecar's blob stream ends with the CRC-32 of every piece of
+/// `2^piece_shift` bytes of the spans longer than that, so a reader can
+/// check the text it decodes piece by piece and stop where its answer
+/// ends. A reader that ignores the bit checks whole spans as before.
+pub const COMPAT_PIECE_CRCS: u32 = 4;
+/// Minor format version of a sidecar with [`COMPAT_PIECE_CRCS`].
+pub const VERSION_MINOR_PIECES: u16 = 5;
+/// The shortest piece a sidecar may record: 2^9 = 512 bytes.
+pub const MIN_PIECE_SHIFT: u8 = 9;
+/// The longest piece: 2^30 bytes.
+pub const MAX_PIECE_SHIFT: u8 = 30;
 
 /// CRC-32/ISO-HDLC (the zlib/PNG CRC), as computed by `crc32fast`.
 pub fn crc32(bytes: &[u8]) -> u32 {

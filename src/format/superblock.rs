@@ -41,6 +41,12 @@ pub struct GzipFields {
     pub ap_pages: u32,
     /// Number of blob pages (they follow the access-point pages).
     pub blob_pages: u32,
+    /// With [`super::COMPAT_PIECE_CRCS`] (v1.5, §11.9): the piece length
+    /// is `2^piece_shift` bytes (byte 26); else 0.
+    pub piece_shift: u8,
+    /// With [`super::COMPAT_PIECE_CRCS`]: the blob page where the piece
+    /// CRCs start (bytes 124..128); else 0.
+    pub piece_page: u32,
 }
 
 /// Decoded superblock. Field meanings: spec §3, table 1.
@@ -125,6 +131,7 @@ impl Superblock {
         b[20..24].copy_from_slice(&self.compat_features.to_le_bytes());
         b[24] = self.key_kind;
         b[25] = self.source_kind;
+        b[26] = self.gzip.piece_shift;
         b[32..40].copy_from_slice(&self.line_count.to_le_bytes());
         b[40..48].copy_from_slice(&self.fingerprint.size.to_le_bytes());
         b[48..56].copy_from_slice(&self.spacing.to_le_bytes());
@@ -144,6 +151,7 @@ impl Superblock {
         b[112] = name.len() as u8;
         b[116..120].copy_from_slice(&self.head_pages.to_le_bytes());
         b[120..124].copy_from_slice(&self.time_page.to_le_bytes());
+        b[124..128].copy_from_slice(&self.gzip.piece_page.to_le_bytes());
         b[128..128 + name.len()].copy_from_slice(name);
         b[224..232].copy_from_slice(&self.gzip.text_len.to_le_bytes());
         b[232..236].copy_from_slice(&self.gzip.span.to_le_bytes());
@@ -276,6 +284,17 @@ impl Superblock {
                 ap_first_page: u32_at(240),
                 ap_pages: u32_at(244),
                 blob_pages: u32_at(248),
+                // Reserved bytes without the bit: ignored.
+                piece_shift: if u32_at(20) & COMPAT_PIECE_CRCS != 0 {
+                    b[26]
+                } else {
+                    0
+                },
+                piece_page: if u32_at(20) & COMPAT_PIECE_CRCS != 0 {
+                    u32_at(124)
+                } else {
+                    0
+                },
             },
         };
         sb.validate(u32_at(88))?;
@@ -343,8 +362,24 @@ impl Superblock {
             if self.last_leaf >= g.ap_first_page || self.root_page >= g.ap_first_page {
                 return bad("tree pages overlap the access-point pages".into());
             }
+            if self.compat_features & COMPAT_PIECE_CRCS != 0 {
+                //
+                let first_blob = g.ap_first_page + g.ap_pages;
+                if !(MIN_PIECE_SHIFT..=MAX_PIECE_SHIFT).contains(&g.piece_shift)
+                    || g.piece_page < first_blob
+                    || g.piece_page >= self.page_count
+                {
+                    return bad(format!(
+                        "piece CRCs of 2^{} bytes at page {}: not a piece length in 2^{MIN_PIECE_SHIFT}..=2^{MAX_PIECE_SHIFT}, or not a blob page",
+                        g.piece_shift, g.piece_page
+                    ));
+                }
+            }
         } else if self.gzip != GzipFields::default() {
             return bad("gzip fields set on a plain source".into());
+        }
+        if self.compat_features & COMPAT_PIECE_CRCS != 0 && !gzip {
+            return bad("piece CRCs on a source that is not gzip".into());
         }
         if fp_block as u64 != FINGERPRINT_BLOCK {
             return bad(format!("fingerprint block {fp_block} is not 65536"));
@@ -413,6 +448,12 @@ impl Superblock {
     /// §12) whose header is page [`Superblock::time_page`].
     pub fn has_time_index(&self) -> bool {
         self.time_page != 0
+    }
+
+    /// The piece length of a gzip sidecar with piece CRCs
+    /// ([`COMPAT_PIECE_CRCS`], §11.9), else `None`.
+    pub fn piece_len(&self) -> Option<u64> {
+        (self.compat_features & COMPAT_PIECE_CRCS != 0).then(|| 1u64 << self.gzip.piece_shift)
     }
 
     /// what the head-first bit promises, as far as the superblock

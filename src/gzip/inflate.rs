@@ -89,6 +89,9 @@ pub struct Inflater<'s> {
     /// An error found in the same call that produced the last data: the
     /// data is delivered first (zcat-like), the error next.
     pending_err: Option<Error>,
+    /// The most output one step produces ([`Inflater::data_until`] lowers
+    /// it near its end, so that a decode stops close to where it must).
+    max_step: usize,
 }
 
 impl std::fmt::Debug for Inflater<'_> {
@@ -121,6 +124,7 @@ impl<'s> Inflater<'s> {
             pending_start: false,
             pending: None,
             pending_err: None,
+            max_step: OUT_SIZE,
         }
     }
 
@@ -398,12 +402,15 @@ impl<'s> Inflater<'s> {
     pub fn data_until(&mut self, end: u64, f: &mut dyn FnMut(&[u8])) -> Result<u64> {
         while self.position() < end {
             let at = self.position();
+            // Decode little past `end`: what is left, in whole 4 KiB.
+            self.max_step = ((end - at).div_ceil(4096) * 4096).min(OUT_SIZE as u64) as usize;
             match self.next_event()? {
                 Some(Event::Data(d)) => f(&d[..d.len().min((end - at) as usize)]),
                 Some(Event::Boundary { .. }) => {}
                 None => break,
             }
         }
+        self.max_step = OUT_SIZE;
         Ok(self.position().min(end))
     }
 
@@ -431,9 +438,10 @@ impl<'s> Inflater<'s> {
             }
             self.fill(IN_SIZE / 2)?;
             let start = self.out_pos;
+            let stop = (start + self.max_step).min(OUT_SIZE);
             let step = self.r.inflate_block(
                 &self.inb[self.in_start..self.in_end],
-                &mut self.out[start..],
+                &mut self.out[start..stop],
             );
             let produced = step.produced;
             self.in_start += step.used;

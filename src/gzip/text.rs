@@ -44,6 +44,16 @@ pub trait AccessPoints: Send + Sync {
     fn will_need(&self, range: std::ops::Range<usize>) {
         let _ = range;
     }
+    /// The piece length (spec §11.9) when these access points come with
+    /// the CRCs of their spans' pieces.
+    fn piece_len(&self) -> Option<u64> {
+        None
+    }
+    /// CRCs of pieces `k` of span `i` (with [`AccessPoints::piece_len`]).
+    fn piece_crcs(&self, i: usize, k: std::ops::Range<u64>) -> Result<Vec<u32>> {
+        let _ = k;
+        Err(self.out_of_order(i))
+    }
     /// Index of the last access point at or before uncompressed `off`.
     fn find(&self, off: u64) -> Result<usize> {
         let (mut lo, mut hi) = (0, self.count());
@@ -208,72 +218,131 @@ impl<A: AccessPoints> GzText<A> {
         Ok(())
     }
 
-    /// The decoded bytes of span `i` (from access point `i` to `i + 1`).
-    fn span(&self, i: usize) -> Result<Arc<Vec<u8>>> {
+    /// The decoded and checked text of span `i` (from access point `i` to
+    /// `i + 1`) from its start to at least `want` (an uncompressed offset;
+    /// the span's end if it ends first). That is the whole span, or, when
+    /// the access points come with piece CRCs (spec §11.9) and nothing of
+    /// the span is cached yet, its pieces up to the one holding `want − 1`:
+    /// a goto decodes to its line, not to the span's end. A span asked for
+    /// past a cached prefix is decoded whole, so no access pattern decodes
+    /// a span more than twice.
+    fn span(&self, i: usize, want: u64) -> Result<Arc<Vec<u8>>> {
         let id = i as u32;
-        {
-            let s = self.spans.lock();
-            if let Some(d) = s.data.get(&id) {
-                s3fifo::on_hit(&s.meta, id);
-                return Ok(Arc::clone(d));
-            }
-        }
-        // The window and the compressed bytes, fetched together.
-        let _ = self.prefetch(i..i + 1);
-        let ap = self.aps.get(i)?;
+        let start = self.aps.offset(i)?;
         let end = if i + 1 < self.aps.count() {
             self.aps.offset(i + 1)?
         } else {
             self.len
         };
-        if end < ap.uncomp {
+        if end < start {
             return Err(self.aps.out_of_order(i + 1));
         }
+        let want = want.clamp(start, end);
+        let cached = {
+            let s = self.spans.lock();
+            match s.data.get(&id) {
+                Some(d) if start + d.len() as u64 >= want && (d.len() > 0 || want == end) => {
+                    s3fifo::on_hit(&s.meta, id);
+                    return Ok(Arc::clone(d));
+                }
+                Some(_) => true,
+                None => false,
+            }
+        };
+        let len = end - start;
+        let pieces = self
+            .aps
+            .piece_len()
+            .filter(|&l| l > 0 && len > l && !cached);
+        let stop = match pieces {
+            Some(l) => (start + (want - start).max(1).div_ceil(l) * l).min(end),
+            None => end,
+        };
+        // The window and the compressed bytes, fetched together.
+        let _ = self.prefetch(i..i + 1);
+        let ap = self.aps.get(i)?;
         let mut inf = Inflater::resume(&*self.gz, &ap)?;
         // Sized by what the index says, but not beyond a few spans: the
         // buffer grows with what really decodes, so an index claiming a
         // huge span costs no more than the archive holds.
-        let mut out = Vec::with_capacity(((end - ap.uncomp) as usize).min(SPAN_PREALLOC));
-        inf.data_until(end, &mut |d| out.extend_from_slice(d))?;
-        if (out.len() as u64) != end - ap.uncomp {
+        let mut out = Vec::with_capacity(((stop - start) as usize).min(SPAN_PREALLOC));
+        inf.data_until(stop, &mut |d| out.extend_from_slice(d))?;
+        if (out.len() as u64) != stop - start {
             return Err(Error::SourceChanged {
                 path: self.gz.path().to_path_buf(),
                 what: format!(
                     "span {i} decodes to {}, the index says {}",
                     crate::error::count_of(out.len() as u64, "byte", "bytes"),
-                    end - ap.uncomp
+                    stop - start
                 ),
             });
         }
-        if let Some(want) = ap.span_crc {
-            let got = crc32fast::hash(&out);
-            if got != want {
-                return Err(Error::SourceChanged {
-                    path: self.gz.path().to_path_buf(),
-                    what: format!(
-                        "the text decoded from compressed bit {} (access point {i}) has CRC-32 {got:#010x}, the index says {want:#010x}: the archive is damaged or was changed",
-                        ap.comp_bit
-                    ),
-                });
-            }
-        }
+        self.check(i, &ap, &out, stop == end)?;
         let data = Arc::new(out);
         let mut s = self.spans.lock();
-        if !s.data.contains_key(&id) {
+        let Spans {
+            policy,
+            meta,
+            data: map,
+        } = &mut *s;
+        if !map.contains_key(&id) {
             let mut evicted = Vec::new();
-            let Spans {
-                policy,
-                meta,
-                data: map,
-            } = &mut *s;
             policy.insert(&*meta, id, &mut evicted);
             for e in evicted {
                 map.remove(&e);
             }
-            map.insert(id, Arc::clone(&data));
-            debug_assert!(map.len() <= self.budget_spans);
         }
+        // A longer text replaces a shorter prefix.
+        if map.get(&id).is_none_or(|d| d.len() < data.len()) {
+            map.insert(id, Arc::clone(&data));
+        }
+        debug_assert!(map.len() <= self.budget_spans);
         Ok(data)
+    }
+
+    /// Checks the text `out` decoded from access point `i` (`ap`): the
+    /// CRC of each of its pieces, when the access points have them, and,
+    /// when `whole`, the span's CRC. A piece's text is
+    /// hashed once: the span's CRC is its pieces' CRCs combined.
+    fn check(&self, i: usize, ap: &AccessPoint, out: &[u8], whole: bool) -> Result<()> {
+        let changed = |what: String| Error::SourceChanged {
+            path: self.gz.path().to_path_buf(),
+            what: format!(
+                "the text decoded from compressed bit {} (access point {i}) {what}: the archive is damaged or was changed",
+                ap.comp_bit
+            ),
+        };
+        let span_len = if whole { out.len() as u64 } else { u64::MAX };
+        let piece = self.aps.piece_len().filter(|&l| l > 0 && span_len > l);
+        let mut span = crc32fast::Hasher::new();
+        match piece {
+            Some(l) => {
+                let n = (out.len() as u64).div_ceil(l);
+                let want = self.aps.piece_crcs(i, 0..n)?;
+                for (k, (text, &w)) in out.chunks(l as usize).zip(&want).enumerate() {
+                    let got = crc32fast::hash(text);
+                    if got != w {
+                        return Err(changed(format!(
+                            "has CRC-32 {got:#010x} in its piece {k}, the index says {w:#010x}"
+                        )));
+                    }
+                    span.combine(&crc32fast::Hasher::new_with_initial_len(
+                        got,
+                        text.len() as u64,
+                    ));
+                }
+            }
+            None => span.update(out),
+        }
+        if whole && let Some(want) = ap.span_crc {
+            let got = span.finalize();
+            if got != want {
+                return Err(changed(format!(
+                    "has CRC-32 {got:#010x}, the index says {want:#010x}"
+                )));
+            }
+        }
+        Ok(())
     }
 }
 
@@ -288,7 +357,7 @@ impl<A: AccessPoints> ReadAt for GzText<A> {
         }
         let i = self.aps.find(offset)?;
         let start = self.aps.offset(i)?;
-        let span = self.span(i)?;
+        let span = self.span(i, offset.saturating_add(buf.len() as u64))?;
         if offset < start || offset - start >= span.len() as u64 {
             // Only offsets out of order make the search land here.
             return Err(self.aps.out_of_order(i));

@@ -184,6 +184,90 @@ impl SidecarAps {
             })
             .collect())
     }
+    /// Reads `buf.len()` bytes of the piece array (spec §11.9) from its
+    /// byte `at`: blob pages from `piece_page` on, each full but the
+    /// file's last. A read past the array is damage.
+    pub(crate) fn piece_bytes(&self, at: u64, buf: &mut [u8]) -> Result<()> {
+        let payload = fmt::blob_payload(self.sb.page_size) as u64;
+        let first = self.sb.gzip.piece_page;
+        let mut done = 0usize;
+        while done < buf.len() {
+            let x = at + done as u64;
+            let idx = x / payload;
+            let id = u64::from(first) + idx;
+            if self.sb.gzip.piece_page == 0 || id >= u64::from(self.sb.page_count) {
+                return Err(self.corrupt(first, "piece CRC beyond the blob pages"));
+            }
+            let id = id as u32;
+            let (page, n) = self.page(id, PageKind::Blob, payload as usize)?;
+            let s = (x % payload) as usize;
+            if s >= n {
+                return Err(self.corrupt(id, "piece CRC beyond the blob page's payload"));
+            }
+            let take = (n - s).min(buf.len() - done);
+            let base = crate::format::PAGE_HEADER_LEN + s;
+            buf[done..done + take].copy_from_slice(&page[base..base + take]);
+            done += take;
+        }
+        Ok(())
+    }
+
+    /// R-141, for a full verification: every record's `first_piece` is
+    /// the number of pieces of the spans before it, and the piece array
+    /// fills the blob pages from `piece_page` to the end of the file
+    /// exactly, each page's CRC checked. Reads every record and piece page.
+    pub(crate) fn check_pieces(&self) -> Result<()> {
+        if self.sb.piece_len().is_none() {
+            return Ok(());
+        }
+        let shift = self.sb.gzip.piece_shift;
+        let n = self.sb.gzip.ap_count as usize;
+        let mut slots = 0u64;
+        for i in 0..n {
+            let r = self.record(i)?;
+            if r.first_piece as u64 != slots {
+                return Err(self.corrupt(
+                    self.page_of(i),
+                    format!(
+                        "access point {i}'s first piece is {}, the spans before it have {slots}",
+                        r.first_piece
+                    ),
+                ));
+            }
+            let end = if i + 1 < n {
+                self.record(i + 1)?.uncomp
+            } else {
+                self.sb.gzip.text_len
+            };
+            slots += fmt::pieces_of(end.saturating_sub(r.uncomp), shift);
+        }
+        let per = fmt::pieces_per_page(self.sb.page_size) as u64;
+        let pages = (self.sb.page_count - self.sb.gzip.piece_page) as u64;
+        if slots == 0 || pages != slots.div_ceil(per) {
+            return Err(self.corrupt(
+                self.sb.gzip.piece_page,
+                format!("{slots} piece CRCs do not fill the {pages} pages from the piece page"),
+            ));
+        }
+        let mut buf = vec![0u8; 4];
+        // The last CRC, then every page (each read checks its CRC).
+        self.piece_bytes((slots - 1) * 4, &mut buf)?;
+        let payload = fmt::blob_payload(self.sb.page_size);
+        for k in 0..pages {
+            let id = self.sb.gzip.piece_page + k as u32;
+            let (_, count) = self.page(id, PageKind::Blob, payload)?;
+            let want = if k + 1 == pages {
+                (slots * 4 - k * per * 4) as usize
+            } else {
+                payload
+            };
+            if count != want {
+                return Err(self.corrupt(id, format!("count {count} where R-141 implies {want}")));
+            }
+        }
+        Ok(())
+    }
+
     /// Reads `len` bytes of the blob stream at `off`.
     pub(crate) fn blob(&self, off: u64, len: usize) -> Result<Vec<u8>> {
         let payload = fmt::blob_payload(self.sb.page_size) as u64;
@@ -247,6 +331,19 @@ impl AccessPoints for SidecarAps {
         if p0 < p1 {
             self.file.will_need(p0 * ps..p1 * ps);
         }
+    }
+
+    fn piece_len(&self) -> Option<u64> {
+        self.sb.piece_len()
+    }
+
+    fn piece_crcs(&self, i: usize, k: std::ops::Range<u64>) -> Result<Vec<u32>> {
+        let r = self.record(i)?;
+        let mut b = vec![0u8; (k.end - k.start) as usize * 4];
+        self.piece_bytes((r.first_piece as u64 + k.start) * 4, &mut b)?;
+        Ok(b.chunks_exact(4)
+            .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
+            .collect())
     }
 
     fn out_of_order(&self, i: usize) -> Error {

@@ -346,6 +346,21 @@ impl OpenOptions {
                                     } else if gzip {
                                         let aps =
                                             super::gzip::SidecarAps::new(index.sidecar_file(), &sb);
+                                        if !ingest::gzip::can_extend(&sb, &aps)? {
+                                            // A sidecar without the piece
+                                            // CRCs its spans need (written
+                                            // before 1.5): built afresh,
+                                            // as an extension would equal.
+                                            let mut fresh = ingest::BuildOptions::of(&sb);
+                                            fresh.time = index.time_options()?;
+                                            return ingest::gzip::build(
+                                                &src,
+                                                &info,
+                                                &fresh,
+                                                sink,
+                                                &mut report,
+                                            );
+                                        }
                                         ingest::gzip::extend(
                                             &sb,
                                             index.cache(),

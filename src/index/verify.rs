@@ -188,6 +188,7 @@ pub(super) fn verify(index: &Index, full: bool) -> Result<VerifyReport> {
             }
             prev = Some(ap.uncomp);
         }
+        aps.check_pieces()?;
         pages_checked += (sb.gzip.ap_pages + sb.gzip.blob_pages) as u64;
     }
     // 2c. zstd: every frame record, in order, tiling the text.

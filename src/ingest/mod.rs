@@ -22,6 +22,7 @@ pub mod fingerprint;
 pub mod gzip;
 pub mod pack;
 mod parallel;
+mod pieces;
 pub mod scan;
 pub mod sniff;
 mod spill;
@@ -55,6 +56,10 @@ pub struct BuildOptions {
     pub buffer_size: usize,
     /// gzip sources: text bytes between access points.
     pub span: u64,
+    /// gzip sources: log2 of the length of the pieces whose CRCs the
+    /// sidecar records (spec §11.9), 9..=30; 0 for none (a reader then
+    /// decodes and checks whole spans).
+    pub piece_shift: u8,
     /// Index the source as plain bytes even if it starts with the gzip
     /// magic (spec R-90): for a file that only looks like gzip, or to
     /// index an archive's compressed bytes.
@@ -84,6 +89,7 @@ impl Default for BuildOptions {
             page_size: format::DEFAULT_PAGE_SIZE,
             buffer_size: BUFFER_SIZE,
             span: gzip::DEFAULT_SPAN,
+            piece_shift: gzip::DEFAULT_PIECE_SHIFT,
             plain: false,
             time: None,
             threads: 0,
@@ -102,6 +108,11 @@ impl BuildOptions {
                 sb.gzip.span as u64
             } else {
                 gzip::DEFAULT_SPAN
+            },
+            piece_shift: if sb.piece_len().is_some() {
+                sb.gzip.piece_shift
+            } else {
+                gzip::DEFAULT_PIECE_SHIFT
             },
             plain: !sb.compressed(),
             ..BuildOptions::default()
@@ -125,6 +136,15 @@ impl BuildOptions {
             return Err(Error::InvalidArgument(
                 "span must be in 1..=4294967295 bytes".into(),
             ));
+        }
+        if self.piece_shift != 0
+            && !(format::MIN_PIECE_SHIFT..=format::MAX_PIECE_SHIFT).contains(&self.piece_shift)
+        {
+            return Err(Error::InvalidArgument(format!(
+                "piece length must be 2^{}..=2^{} bytes",
+                format::MIN_PIECE_SHIFT,
+                format::MAX_PIECE_SHIFT
+            )));
         }
         if self.buffer_size == 0 {
             return Err(Error::InvalidArgument(

@@ -166,6 +166,9 @@ struct Compressed {
     i: usize,
     text_len: u32,
     crc: u32,
+    /// A gzip member's piece CRCs (spec §11.9; empty when it is no longer
+    /// than one piece).
+    pieces: Vec<u32>,
     bytes: Result<Vec<u8>>,
 }
 
@@ -228,6 +231,8 @@ pub fn pack(
     let job_rx = std::sync::Arc::new(std::sync::Mutex::new(job_rx));
     let (done_tx, done_rx) = mpsc::sync_channel::<Compressed>(threads * 2);
     let (level, format) = (opts.level, opts.format);
+    let piece = (format == PackFormat::Gz && opts.build.piece_shift != 0)
+        .then(|| 1usize << opts.build.piece_shift);
 
     let (scan, written) = std::thread::scope(|s| {
         for _ in 0..threads {
@@ -241,6 +246,7 @@ pub fn pack(
                             i: usize::MAX,
                             text_len: 0,
                             crc: 0,
+                            pieces: Vec::new(),
                             bytes: Err(e),
                         });
                         None
@@ -254,6 +260,12 @@ pub fn pack(
                         i,
                         text_len: text.len() as u32,
                         crc: crc32fast::hash(&text),
+                        pieces: match piece {
+                            Some(l) if text.len() > l => {
+                                text.chunks(l).map(crc32fast::hash).collect()
+                            }
+                            _ => Vec::new(),
+                        },
                         bytes,
                     };
                     if done_tx.send(msg).is_err() {
@@ -272,7 +284,7 @@ pub fn pack(
         (scan, written)
     });
     // A writer's error first: the scan only saw that the frames stopped.
-    let (records, archive_len) = written?;
+    let (records, pieces, archive_len) = written?;
     let (tree, lines) = scan?;
 
     // The archive is complete: fsync, then its fingerprint and the sidecar.
@@ -294,7 +306,7 @@ pub fn pack(
     match opts.format {
         PackFormat::Zst => super::zstd::write_records(&mut sb, &records, size, &mut sidecar)?,
         PackFormat::Gz => {
-            write_gzip_records(&mut sb, &records, size, opts.build.span, &mut sidecar)?
+            write_gzip_records(&mut sb, &records, &pieces, size, &opts.build, &mut sidecar)?
         }
     }
     archive_tmp.commit()?;
@@ -398,17 +410,20 @@ fn scan_and_cut(
 }
 
 /// Writes compressed frames from `done` in order into `file`, then the
-/// seek table; returns the frame records and the archive's length.
+/// seek table; returns the frame records, each one's piece CRCs, and the
+/// archive's length.
+#[allow(clippy::type_complexity)]
 fn write_frames(
     file: std::fs::File,
     path: &Path,
     done: mpsc::Receiver<Compressed>,
     format: PackFormat,
-) -> Result<(Vec<FrameRecord>, u64)> {
+) -> Result<(Vec<FrameRecord>, Vec<Vec<u32>>, u64)> {
     let io = |e| Error::io("write", path, e);
     let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
     let mut waiting = std::collections::BTreeMap::new();
     let mut records: Vec<FrameRecord> = Vec::new();
+    let mut pieces = Vec::new();
     let mut table = SeekTable::default();
     let (mut comp, mut uncomp) = (0u64, 0u64);
     for c in done {
@@ -438,6 +453,7 @@ fn write_frames(
                 flags: crate::format::zstd::FRAME_HAS_XXH
                     | crate::format::zstd::FRAME_CONTENT_CHECKSUM,
             });
+            pieces.push(c.pieces);
             comp += bytes.len() as u64;
             uncomp += c.text_len as u64;
         }
@@ -454,7 +470,7 @@ fn write_frames(
     };
     out.write_all(&t).map_err(io)?;
     out.flush().map_err(io)?;
-    Ok((records, comp + t.len() as u64))
+    Ok((records, pieces, comp + t.len() as u64))
 }
 
 /// A frame compressor of one format.
@@ -506,18 +522,27 @@ const GZIP_HEADER_LEN: u64 = 10;
 fn write_gzip_records(
     sb: &mut crate::format::Superblock,
     records: &[FrameRecord],
+    pieces: &[Vec<u32>],
     text_len: u64,
-    span: u64,
+    opts: &super::BuildOptions,
     sink: &mut impl super::build::PageSink,
 ) -> Result<()> {
     use crate::format::gzip::{self as gz, AP_MEMBER_START, ApRecord};
     // a member start is an access point if it is the first, or if
     // the text grew since the previous one (an empty member is not).
     let mut aps: Vec<ApRecord> = Vec::new();
-    for r in records {
+    let mut slots = super::spill::Spill::new();
+    let mut n_slots = 0u64;
+    for (r, p) in records.iter().zip(pieces) {
         if aps.last().is_some_and(|a| a.uncomp == r.uncomp) {
             continue;
         }
+        let first_piece = u32::try_from(n_slots).map_err(|_| {
+            Error::InvalidArgument("more than 2^32 piece CRCs: use a larger --frame".into())
+        })?;
+        let bytes: Vec<u8> = p.iter().flat_map(|c| c.to_le_bytes()).collect();
+        slots.append(&bytes)?;
+        n_slots += p.len() as u64;
         aps.push(ApRecord {
             uncomp: r.uncomp,
             comp_bit: (r.comp + GZIP_HEADER_LEN) * 8,
@@ -526,6 +551,7 @@ fn write_gzip_records(
             window_len: 0,
             flags: AP_MEMBER_START,
             span_crc: r.text_crc,
+            first_piece,
         });
     }
     let p = sb.page_size;
@@ -552,11 +578,19 @@ fn write_gzip_records(
     sb.page_count = id;
     sb.gzip = crate::format::GzipFields {
         text_len,
-        span: span as u32,
+        span: opts.span as u32,
         ap_count: aps.len() as u32,
         ap_first_page: first,
         ap_pages: id - first,
         blob_pages: 0,
+        ..crate::format::GzipFields::default()
     };
+    if n_slots > 0 {
+        let piece_page = id;
+        id = super::gzip::write_pieces(&slots, n_slots, p, id, sink)?;
+        sb.page_count = id;
+        sb.gzip.blob_pages = id - piece_page;
+        super::gzip::set_pieces(sb, opts.piece_shift, piece_page);
+    }
     Ok(())
 }

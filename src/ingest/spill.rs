@@ -67,6 +67,24 @@ impl Spill {
         Ok(())
     }
 
+    /// Drops the bytes from `len` on; the next append follows them.
+    pub(crate) fn truncate(&mut self, len: u64) -> Result<()> {
+        if len >= self.len {
+            return Ok(());
+        }
+        match &mut self.file {
+            Some((f, p)) => {
+                use std::io::{Seek, SeekFrom};
+                f.set_len(len).map_err(|e| Error::io("truncate", p, e))?;
+                f.seek(SeekFrom::Start(len))
+                    .map_err(|e| Error::io("seek", p, e))?;
+            }
+            None => self.mem.truncate(len as usize),
+        }
+        self.len = len;
+        Ok(())
+    }
+
     /// Reads `buf.len()` bytes at `at` (all written before).
     pub(crate) fn read_at(&self, buf: &mut [u8], at: u64) -> Result<()> {
         match &self.file {

@@ -375,6 +375,7 @@ pub(crate) fn write_records(
         ap_first_page: first,
         ap_pages: id - first,
         blob_pages: 0,
+        ..GzipFields::default()
     };
     Ok(())
 }
