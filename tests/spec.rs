@@ -5715,3 +5715,183 @@ fn partitions_example_of_section_6() {
     assert!(spec.contains("lines 3..6 with text 9..18"));
     assert!(spec.contains("lines 6..7 with text 18..21"));
 }
+
+// ---------------------------------------------------------------------------
+// §11.9: piece CRCs.
+
+/// Log-like text of `lines` lines whose words vary enough that deflate
+/// keeps literals (so that a flipped bit often still decodes).
+fn varied_text(lines: usize) -> Vec<u8> {
+    let mut s = 0x9e37_79b9_7f4a_7c15u64;
+    let mut out = Vec::new();
+    for i in 0..lines {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        out.extend(format!("{i:06} req={:x} took={}ms\n", s >> 20, s % 997).into_bytes());
+    }
+    out
+}
+
+/// a goto decodes to the end of the piece that holds its line, not
+/// to the end of its span; and what it reads is checked: a damaged
+/// archive gives the right line or an error, never another line.
+#[test]
+fn pieces_let_a_goto_stop_at_its_line_and_never_answer_wrong() {
+    let text = varied_text(150_000);
+    let gz = gz_member(&[&text]);
+    let span = 1 << 20;
+    let opts = BuildOptions {
+        spacing: 4096,
+        page_size: 4096,
+        span,
+        piece_shift: 12,
+        ..BuildOptions::default()
+    };
+    let sidecar = build(&gz, &opts);
+    let sb = Superblock::decode(&sidecar[..256]).unwrap();
+    assert_eq!(sb.piece_len(), Some(4096), "R-141: the bit is set");
+    let (_, recs, _) = stored_access_points(&sidecar);
+    assert!(recs.len() >= 4, "{} access points", recs.len());
+    let starts: Vec<u64> = std::iter::once(0)
+        .chain(
+            text.iter()
+                .enumerate()
+                .filter(|&(_, &b)| b == b'\n')
+                .map(|(k, _)| k as u64 + 1),
+        )
+        .collect();
+    let line_of = |off: u64| starts.partition_point(|&s| s <= off) as u64 - 1;
+    // A line 20 KB after the second access point (its checkpoint in the
+    // same span): its decode reads a few pieces' compressed bytes (and
+    // the inflater's read-ahead), far less than its span's.
+    let ap = &recs[2];
+    let line = line_of(ap.uncomp + 20_000);
+    let whole = (recs[3].comp_bit - ap.comp_bit) / 8;
+    let rec = Recording::new(gz.clone(), 4096);
+    let index = Index::from_parts(
+        Box::new(std::sync::Arc::clone(&rec)),
+        Box::new(MemSource::new(sidecar.clone())),
+        (0, 0),
+        1 << 20,
+    )
+    .unwrap();
+    rec.take_bytes();
+    let span_of = |l: u64| starts[l as usize]..starts[l as usize + 1];
+    assert_eq!(index.line_span(line).unwrap(), span_of(line));
+    let read = rec.take_bytes();
+    assert!(
+        read < whole / 2,
+        "a goto read {read} compressed bytes of a {whole}-byte span"
+    );
+    // Every line read through pieces and through whole spans is the text.
+    let mut buf = vec![0u8; text.len()];
+    assert_eq!(
+        index.source().read_full_at(&mut buf, 0).unwrap(),
+        text.len()
+    );
+    assert!(buf == text);
+
+    // Damage: flip one bit at a time in the span's compressed bytes. The
+    // line before the flip, the line after it and the last line of the
+    // span are each answered right or refused.
+    let from = ap.comp_bit / 8 + 16;
+    let to = recs[3].comp_bit / 8;
+    let probes = [
+        line,
+        line_of(ap.uncomp + (recs[3].uncomp - ap.uncomp) / 3),
+        line_of(ap.uncomp + (recs[3].uncomp - ap.uncomp) * 2 / 3),
+        line_of(recs[3].uncomp - 1),
+    ];
+    let (mut refused, mut answered) = (0, 0);
+    for k in 0..80u64 {
+        let at = from + (to - from) * k / 80;
+        let mut bad = gz.clone();
+        bad[at as usize] ^= 1 << (k % 8);
+        let Ok(index) = open_parts(&bad, sidecar.clone()) else {
+            refused += 1;
+            continue;
+        };
+        for &l in &probes {
+            let mut got = Vec::new();
+            match index.write_lines(l..l + 1, false, &mut got) {
+                Ok(_) => {
+                    assert_eq!(
+                        got,
+                        text[span_of(l).start as usize..span_of(l).end as usize],
+                        "flip at {at}: line {l}"
+                    );
+                    answered += 1;
+                }
+                Err(_) => refused += 1,
+            }
+        }
+    }
+    assert!(
+        refused > 0 && answered > 0,
+        "{refused} refused, {answered} answered"
+    );
+
+    // Stored blocks: a flipped byte changes one byte of text and nothing
+    // else, so only a CRC can see it. A line in a piece before the flip is
+    // answered (the decode stops before the damage, R-142); the line with
+    // the flipped byte is refused, whether the decode stops at its piece
+    // or reads the whole span.
+    let stored = {
+        use std::io::Write;
+        let mut e = flate2::GzBuilder::new()
+            .mtime(0)
+            .write(Vec::new(), flate2::Compression::none());
+        e.write_all(&text).unwrap();
+        e.finish().unwrap()
+    };
+    let sidecar = build(&stored, &opts);
+    let (_, recs, _) = stored_access_points(&sidecar);
+    let ap = &recs[1];
+    let target = ap.uncomp + (recs[2].uncomp - ap.uncomp) / 2;
+    let damaged_line = line_of(target);
+    let early = line_of(ap.uncomp + 10_000);
+    // Where the text byte `target` lies in the stored archive: stored
+    // blocks copy the text, 5 header bytes per block before it.
+    let at = (0..stored.len() - 8)
+        .filter(|&k| stored[k] == text[target as usize])
+        .min_by_key(|&k| (k as i64 - target as i64).unsigned_abs())
+        .unwrap();
+    let mut bad = stored.clone();
+    bad[at] ^= 0x01;
+    assert!(
+        gunzip_lenient(&bad)[..text.len()] != text[..],
+        "the flip changes the text"
+    );
+    for whole_first in [false, true] {
+        let index = open_parts(&bad, sidecar.clone()).unwrap();
+        if whole_first {
+            // A whole-span read of the damaged span is refused too.
+            let mut buf = vec![0u8; (recs[2].uncomp - ap.uncomp) as usize];
+            assert!(index.source().read_full_at(&mut buf, ap.uncomp).is_err());
+        }
+        let mut got = Vec::new();
+        if !whole_first {
+            index
+                .write_lines(early..early + 1, false, &mut got)
+                .unwrap();
+            assert_eq!(
+                got,
+                text[span_of(early).start as usize..span_of(early).end as usize]
+            );
+        }
+        let e = index
+            .write_lines(damaged_line..damaged_line + 1, false, &mut Vec::new())
+            .expect_err("a changed byte");
+        assert!(e.to_string().contains("CRC-32"), "{e}");
+    }
+}
+
+/// The text of a gzip file whose CRC-32 may not match (flate2 checks it
+/// after the text is out).
+fn gunzip_lenient(gz: &[u8]) -> Vec<u8> {
+    use std::io::Read;
+    let mut out = Vec::new();
+    let _ = flate2::read::GzDecoder::new(gz).read_to_end(&mut out);
+    out
+}

@@ -319,17 +319,33 @@ impl AccessPoints for SidecarAps {
             a.blob_offset,
             b.blob_offset.saturating_add(b.blob_len as u64),
         );
-        if to <= from {
-            return;
-        }
         let payload = fmt::blob_payload(self.sb.page_size) as u64;
         let first = self.sb.gzip.ap_first_page as u64 + self.sb.gzip.ap_pages as u64;
         let pages = self.sb.page_count as u64;
         let ps = self.sb.page_size as u64;
-        let p0 = first.saturating_add(from / payload).min(pages);
-        let p1 = first.saturating_add((to - 1) / payload + 1).min(pages);
-        if p0 < p1 {
-            self.file.will_need(p0 * ps..p1 * ps);
+        if to > from {
+            let p0 = first.saturating_add(from / payload).min(pages);
+            let p1 = first.saturating_add((to - 1) / payload + 1).min(pages);
+            if p0 < p1 {
+                self.file.will_need(p0 * ps..p1 * ps);
+            }
+        }
+        // Their piece CRCs (§11.9): from the first one's first slot to the
+        // next record's (or the end of the array).
+        if self.sb.piece_len().is_some() {
+            let next = self
+                .record(range.end)
+                .map_or(u64::MAX, |r| r.first_piece as u64);
+            let from = a.first_piece as u64 * 4;
+            let to = next.saturating_mul(4);
+            if to > from {
+                let piece_page = self.sb.gzip.piece_page as u64;
+                let q0 = piece_page.saturating_add(from / payload).min(pages);
+                let q1 = piece_page.saturating_add((to - 1) / payload + 1).min(pages);
+                if q0 < q1 {
+                    self.file.will_need(q0 * ps..q1 * ps);
+                }
+            }
         }
     }
 

@@ -149,6 +149,15 @@ impl OpenOptions {
         self
     }
 
+    /// gzip sources: builds record the CRC of every piece of `2^shift`
+    /// bytes of the spans longer than that (spec §11.9), so that a read
+    /// decodes to the end of its piece rather than of its span; 0 for none
+    /// ([`BuildOptions::piece_shift`], default 16).
+    pub fn piece_shift(&mut self, shift: u8) -> &mut OpenOptions {
+        self.build.piece_shift = shift;
+        self
+    }
+
     /// Page size for builds.
     pub fn page_size(&mut self, bytes: u32) -> &mut OpenOptions {
         self.build.page_size = bytes;
