@@ -218,6 +218,9 @@ struct GzipJson {
     /// Every access point is a member start: no windows stored (BGZF,
     /// `lidx pack --format gz`).
     windowless: bool,
+    /// The length of the pieces whose CRCs the sidecar holds (format 1.5,
+    /// spec §11.9), or null.
+    piece_len: Option<u64>,
 }
 
 /// What the verdict rests on, in words (`lidx info`).
@@ -255,8 +258,12 @@ pub fn run(a: InfoArgs) -> lidx::Result<Status> {
     let pct = i.sidecar_percent();
     let gz_text = match i.gzip {
         Some((size, aps, span)) => format!(
-            "gzip:         source size is the uncompressed text; {size} bytes compressed, {}, span {span} bytes{}\n",
+            "gzip:         source size is the uncompressed text; {size} bytes compressed, {}, span {span} bytes{}{}\n",
             lidx::count_of(aps as u64, "access point", "access points"),
+            match i.piece_len {
+                Some(l) => format!(", a CRC every {l} bytes"),
+                None => String::new(),
+            },
             if i.windowless {
                 "; member starts only, no windows (BGZF or lidx pack)"
             } else {
@@ -299,6 +306,7 @@ pub fn run(a: InfoArgs) -> lidx::Result<Status> {
                 access_points: aps as u64,
                 span: span.into(),
                 windowless: i.windowless,
+                piece_len: i.piece_len,
             }),
             zstd: i.zstd.map(|(size, frames, largest)| ZstdJson {
                 compressed_size: size,

@@ -4,7 +4,7 @@ import datetime
 import io
 import os
 from collections.abc import Callable, Iterator, Sequence
-from typing import Literal, TypedDict, Union
+from typing import Literal, Optional, TypedDict, Union
 
 from ._errors import (
     CancelledError as CancelledError,
@@ -39,6 +39,7 @@ class GzipInfo(TypedDict):
     access_points: int
     span: int
     windowless: bool
+    piece_len: Optional[int]
 
 class ZstdInfo(TypedDict):
     compressed_size: int

@@ -915,7 +915,7 @@ impl Index {
     /// ``checkpoints``, ``pages``, ``page_size``, ``height``, ``spacing``,
     /// ``version``, ``source`` (the verdict at open), ``fresh``,
     /// ``evidence``, ``gzip`` (``compressed_size``, ``access_points``,
-    /// ``span``, ``windowless``, or None), ``zstd`` (a zstd seekable
+    /// ``span``, ``windowless``, ``piece_len``, or None), ``zstd`` (a zstd seekable
     /// archive: ``compressed_size``, ``frames``, ``largest_frame``, or
     /// None), ``time`` (a sidecar with a time index, built by
     /// ``lidx index --time``: ``format``, ``detected``, ``zone``, ``first``,
@@ -950,6 +950,7 @@ impl Index {
                 g.set_item("access_points", aps)?;
                 g.set_item("span", span)?;
                 g.set_item("windowless", i.windowless)?;
+                g.set_item("piece_len", i.piece_len)?;
                 d.set_item("gzip", g)?;
             }
             None => d.set_item("gzip", py.None())?,

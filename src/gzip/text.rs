@@ -241,7 +241,7 @@ impl<A: AccessPoints> GzText<A> {
         let cached = {
             let s = self.spans.lock();
             match s.data.get(&id) {
-                Some(d) if start + d.len() as u64 >= want && (d.len() > 0 || want == end) => {
+                Some(d) if start + d.len() as u64 >= want => {
                     s3fifo::on_hit(&s.meta, id);
                     return Ok(Arc::clone(d));
                 }

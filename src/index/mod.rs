@@ -151,6 +151,9 @@ pub struct Info {
     /// sidecar holds no windows: BGZF (bgzip) archives and those of
     /// `lidx pack --format gz`. False for other sources.
     pub windowless: bool,
+    /// gzip sources with piece CRCs (spec §11.9): the piece length in
+    /// bytes; `None` otherwise.
+    pub piece_len: Option<u64>,
 }
 
 impl Info {
@@ -570,9 +573,14 @@ impl Index {
                 self.sb.gzip.ap_count,
                 self.sb.gzip.span,
             )),
+            // No window pages: none at all, or only the piece CRCs'.
             windowless: self.sb.source_kind == format::SOURCE_KIND_GZIP
                 && self.sb.gzip.ap_count > 0
-                && self.sb.gzip.blob_pages == 0,
+                && (self.sb.gzip.blob_pages == 0
+                    || (self.sb.piece_len().is_some()
+                        && self.sb.gzip.piece_page
+                            == self.sb.gzip.ap_first_page + self.sb.gzip.ap_pages)),
+            piece_len: self.sb.piece_len(),
         }
     }
 

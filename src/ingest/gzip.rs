@@ -23,21 +23,25 @@ use crate::gzip::{Event, Inflater, sparse};
 use crate::io::ReadAt;
 use crate::tree::Checkpoint;
 
-/// Default text bytes between access points: 1 MiB, chosen by measurement
-/// (issue 14; a 1 GiB pigz -6 log, 244 MB, on the 2-core VM under load,
-/// alternate runs, medians; gztool at its 1 MiB span, `-s 1`, beside):
+/// Default text bytes between access points: 1.25 MiB, chosen by
+/// measurement (issue 24; the 4 GiB genlog log's `pigz -6`, 979 MB, on the
+/// 2-core VM, warm; gotos to 10 lines spread over the file, alternated
+/// with gztool 1.5 at its 1 MiB span, `-s 1`, whose index is 31,444,255
+/// bytes; medians of 9, then the mean over the lines):
 ///
-/// | span | sidecar | goto near the end | `lidx index` (CPU) |
-/// |---:|---:|---:|---:|
-/// | 1 MiB | 3.61 MB | 10.4 ms | 2.36 s |
-/// | 2 MiB | 1.95 MB | 13.6 ms | 2.12 s |
-/// | 4 MiB | 1.11 MB | 20.8 ms | — |
-/// | gztool, 1 MiB | 7.86 MB | 10.9 ms | 5.4–5.7 s |
+/// | span | sidecar | / gztool's | goto | gztool / lidx |
+/// |---:|---:|---:|---:|---:|
+/// | 1 MiB | 14,663,680 B | 0.47 | 4.00 ms | 2.01 |
+/// | 1.25 MiB | 11,993,088 B | 0.38 | 4.36 ms | 1.85 |
+/// | 1.5 MiB | 10,223,616 B | 0.33 | 4.23 ms | 1.90 |
+/// | 2 MiB | 8,003,584 B | 0.25 | 5.01 ms | 1.60 |
 ///
-/// With sparse windows the 1 MiB sidecar is already under half of
-/// gztool's, and the ingest over twice as fast; a longer span only makes
-/// a goto (which decodes a whole span, to check its CRC) slower.
-pub const DEFAULT_SPAN: u64 = 1 << 20;
+/// With piece CRCs (spec §11.9) a goto decodes from its access point to
+/// its line, half a span on average, so the cost of a longer span is half
+/// what it was; 1.25 MiB is the densest span whose sidecar is under 0.4
+/// of gztool's index. (Issue 14 chose 1 MiB, when a goto decoded its
+/// whole span.)
+pub const DEFAULT_SPAN: u64 = 1_310_720;
 
 /// Default piece length, 2^16 = 64 KiB (spec §11.9): a goto decodes from
 /// its access point to the end of the piece holding its line, half a
