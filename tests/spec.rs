@@ -3895,6 +3895,9 @@ fn requirement_numbers() {
         (98, "page CRC"),
         (100, "span_crc"),
         (99, "fresh build"),
+        (140, "first_piece"),
+        (141, "piece_page"),
+        (142, "end of the piece"),
     ] {
         let text = defs
             .get(&n)

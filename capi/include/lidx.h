@@ -613,7 +613,7 @@ typedef struct lidx_open_options {
   uint64_t spacing;
   /**
    * For builds of gzip sources: uncompressed bytes between access
-   * points; 0 (default) is 1 MiB.
+   * points; 0 (default) is 1.25 MiB.
    */
   uint64_t span;
   /**

@@ -174,7 +174,7 @@ pub struct lidx_open_options {
     /// 64 KiB. An extension keeps the sidecar's spacing.
     pub spacing: u64,
     /// For builds of gzip sources: uncompressed bytes between access
-    /// points; 0 (default) is 1 MiB.
+    /// points; 0 (default) is 1.25 MiB.
     pub span: u64,
     /// Progress callback, or NULL (default).
     pub progress: lidx_progress_fn,

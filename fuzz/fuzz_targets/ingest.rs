@@ -33,6 +33,8 @@ fuzz_target!(|data: &[u8]| {
         page_size,
         buffer_size: 1 + (data[2] >> 2) as usize,
         span: 1 + data[1] as u64 % 100,
+        // Pieces of 512 bytes (spec §11.9) where a span is longer, or none.
+        piece_shift: if data[2] & 0x80 != 0 { 9 } else { 0 },
         // Plain mode indexes the bytes as they are, even `1F 8B ...`.
         plain: !gzip,
         time: None,

@@ -133,7 +133,7 @@ pub(crate) fn verdict_name(v: Verdict) -> &'static str {
 /// when the file's directory is not writable). ``cache_mb`` is the page
 /// cache's budget (and, for a gzip source, the decoded spans'). ``spacing``
 /// (bytes between checkpoints, default 65536) and ``span`` (gzip: text
-/// bytes between access points, default 1 MiB) apply to builds. ``plain``
+/// bytes between access points, default 1.25 MiB) apply to builds. ``plain``
 /// indexes the file's bytes as they are, whatever its first bytes say (a
 /// sidecar of the archive's text is then refused, ``InvalidArgumentError``,
 /// unless ``force`` rebuilds it or ``sidecar`` names another).
