@@ -3896,7 +3896,7 @@ fn requirement_numbers() {
         (100, "span_crc"),
         (99, "fresh build"),
         (140, "first_piece"),
-        (141, "piece_page"),
+        (141, "PIECE_CRCS"),
         (142, "end of the piece"),
     ] {
         let text = defs

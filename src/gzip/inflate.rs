@@ -403,7 +403,10 @@ impl<'s> Inflater<'s> {
         while self.position() < end {
             let at = self.position();
             // Decode little past `end`: what is left, in whole 4 KiB.
-            self.max_step = ((end - at).div_ceil(4096) * 4096).min(OUT_SIZE as u64) as usize;
+            self.max_step = (end - at)
+                .div_ceil(4096)
+                .saturating_mul(4096)
+                .min(OUT_SIZE as u64) as usize;
             match self.next_event()? {
                 Some(Event::Data(d)) => f(&d[..d.len().min((end - at) as usize)]),
                 Some(Event::Boundary { .. }) => {}

@@ -255,11 +255,17 @@ impl<A: AccessPoints> GzText<A> {
             .piece_len()
             .filter(|&l| l > 0 && len > l && !cached);
         let stop = match pieces {
-            Some(l) => (start + (want - start).max(1).div_ceil(l) * l).min(end),
+            Some(l) => start
+                .saturating_add((want - start).max(1).div_ceil(l).saturating_mul(l))
+                .min(end),
             None => end,
         };
-        // The window and the compressed bytes, fetched together.
-        let _ = self.prefetch(i..i + 1);
+        // The window, its pieces' CRCs and the compressed bytes, fetched
+        // together (also when a prefix of the span is cached).
+        self.aps.will_need(i..i + 1);
+        if let Ok(r) = self.comp_range(i) {
+            self.gz.will_need(r);
+        }
         let ap = self.aps.get(i)?;
         let mut inf = Inflater::resume(&*self.gz, &ap)?;
         // Sized by what the index says, but not beyond a few spans: the
@@ -285,7 +291,9 @@ impl<A: AccessPoints> GzText<A> {
             meta,
             data: map,
         } = &mut *s;
-        if !map.contains_key(&id) {
+        if map.contains_key(&id) {
+            s3fifo::on_hit(&*meta, id);
+        } else {
             let mut evicted = Vec::new();
             policy.insert(&*meta, id, &mut evicted);
             for e in evicted {
@@ -319,6 +327,9 @@ impl<A: AccessPoints> GzText<A> {
             Some(l) => {
                 let n = (out.len() as u64).div_ceil(l);
                 let want = self.aps.piece_crcs(i, 0..n)?;
+                if want.len() as u64 != n {
+                    return Err(self.aps.out_of_order(i));
+                }
                 for (k, (text, &w)) in out.chunks(l as usize).zip(&want).enumerate() {
                     let got = crc32fast::hash(text);
                     if got != w {

@@ -241,6 +241,17 @@ impl SidecarAps {
             };
             slots += fmt::pieces_of(end.saturating_sub(r.uncomp), shift);
         }
+        // The piece array starts at the page after the windows' last.
+        let payload = fmt::blob_payload(self.sb.page_size) as u64;
+        let last = self.record(n - 1)?;
+        let windows = last.blob_offset.saturating_add(last.blob_len as u64);
+        let first_blob = (self.sb.gzip.ap_first_page + self.sb.gzip.ap_pages) as u64;
+        if self.sb.gzip.piece_page as u64 != first_blob.saturating_add(windows.div_ceil(payload)) {
+            return Err(self.corrupt(
+                self.sb.gzip.piece_page,
+                "the piece CRCs do not start at the page after the windows",
+            ));
+        }
         let per = fmt::pieces_per_page(self.sb.page_size) as u64;
         let pages = (self.sb.page_count - self.sb.gzip.piece_page) as u64;
         if slots == 0 || pages != slots.div_ceil(per) {
@@ -252,7 +263,7 @@ impl SidecarAps {
         let mut buf = vec![0u8; 4];
         // The last CRC, then every page (each read checks its CRC).
         self.piece_bytes((slots - 1) * 4, &mut buf)?;
-        let payload = fmt::blob_payload(self.sb.page_size);
+        let payload = payload as usize;
         for k in 0..pages {
             let id = self.sb.gzip.piece_page + k as u32;
             let (_, count) = self.page(id, PageKind::Blob, payload)?;
@@ -333,9 +344,14 @@ impl AccessPoints for SidecarAps {
         // Their piece CRCs (§11.9): from the first one's first slot to the
         // next record's (or the end of the array).
         if self.sb.piece_len().is_some() {
-            let next = self
-                .record(range.end)
-                .map_or(u64::MAX, |r| r.first_piece as u64);
+            // (Record `range.end` only if there is one: a hint must not
+            // read a page that is not a record page.)
+            let next = if range.end < self.count() {
+                self.record(range.end)
+                    .map_or(u64::MAX, |r| r.first_piece as u64)
+            } else {
+                u64::MAX
+            };
             let from = a.first_piece as u64 * 4;
             let to = next.saturating_mul(4);
             if to > from {

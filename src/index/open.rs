@@ -315,10 +315,7 @@ impl OpenOptions {
                 Err(e) => return Err(e),
                 Ok(index) => match index.verdict() {
                     Verdict::Unchanged => unreachable!("returned in phase 1"),
-                    // A gzip sidecar written before 1.5 whose spans need
-                    // piece CRCs is rebuilt: the pieces of its old spans
-                    // are not known without decoding them all (§9).
-                    Verdict::Appended if self.refresh && extendable(&index)? => {
+                    Verdict::Appended if self.refresh => {
                         let sb = index.superblock().clone();
                         let gzip = sb.source_kind == crate::format::SOURCE_KIND_GZIP;
                         let dest =
@@ -594,16 +591,4 @@ fn basename(p: &Path) -> Vec<u8> {
 pub fn superblock_of(path: &Path) -> Result<crate::format::Superblock> {
     let f = FileSource::open(path)?;
     read_superblock(&f as &dyn ReadAt)
-}
-
-/// Whether `index`'s sidecar can be extended into what a fresh build of
-/// its grown source writes (spec R-99): every one but a gzip sidecar
-/// without the piece CRCs its spans need.
-fn extendable(index: &Index) -> Result<bool> {
-    let sb = index.superblock();
-    if sb.source_kind != crate::format::SOURCE_KIND_GZIP {
-        return Ok(true);
-    }
-    let aps = super::gzip::SidecarAps::new(index.sidecar_file(), sb);
-    ingest::gzip::can_extend(sb, &aps)
 }

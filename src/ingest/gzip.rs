@@ -189,7 +189,13 @@ pub(crate) fn extend(
     let (tree, from) = super::copy_checkpoints(old, cache, sink)?;
     let mut records = Vec::with_capacity(aps.count());
     for i in 0..aps.count() {
-        records.push(aps.record(i)?);
+        let mut r = aps.record(i)?;
+        if old.piece_len().is_none() {
+            // Reserved bytes before 1.5: whatever they hold means
+            // nothing, and the extension has no pieces either.
+            r.first_piece = 0;
+        }
+        records.push(r);
     }
     // The old windows, made sparse as a fresh build makes them (a sidecar
     // written before sparse windows holds whole ones): a window that is
@@ -246,27 +252,6 @@ pub(crate) fn extend(
         sink,
         progress,
     )
-}
-
-/// Whether an older sidecar of the archive can be extended into what a
-/// fresh build writes: it has piece CRCs, or none of its spans but the
-/// last (which the extension decodes again) needed any.
-/// Otherwise the caller builds afresh.
-pub(crate) fn can_extend(old: &Superblock, aps: &crate::index::gzip::SidecarAps) -> Result<bool> {
-    let opts = BuildOptions::of(old);
-    if old.piece_len().is_some() || opts.piece_shift == 0 {
-        return Ok(true);
-    }
-    let n = old.gzip.ap_count as usize;
-    let mut prev = aps.record(0)?.uncomp;
-    for i in 1..n {
-        let u = aps.record(i)?.uncomp;
-        if fmt::pieces_of(u.saturating_sub(prev), opts.piece_shift) > 0 {
-            return Ok(false);
-        }
-        prev = u;
-    }
-    Ok(true)
 }
 
 /// As [`build()`], but a damaged archive is indexed up to the last

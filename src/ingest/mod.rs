@@ -109,10 +109,13 @@ impl BuildOptions {
             } else {
                 gzip::DEFAULT_SPAN
             },
+            // An extension keeps what the old sidecar has: pieces of its
+            // length, or none (a sidecar written before 1.5 stays without
+            // them until it is built afresh, R-99).
             piece_shift: if sb.piece_len().is_some() {
                 sb.gzip.piece_shift
             } else {
-                gzip::DEFAULT_PIECE_SHIFT
+                0
             },
             plain: !sb.compressed(),
             ..BuildOptions::default()

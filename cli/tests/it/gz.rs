@@ -1322,30 +1322,35 @@ fn appended_members_extend_to_a_fresh_build() {
     ];
     // Pieces of 4 KiB: the spans of 32 KiB or more have piece CRCs
     // (§11.9), and the extension recomputes the last old span's.
-    let open = |p: &std::path::Path| {
+    let open = |p: &std::path::Path, pieces: bool| {
         let mut o = OpenOptions::new();
-        o.span(32 * 1024).spacing(700).piece_shift(12);
+        o.span(32 * 1024)
+            .spacing(700)
+            .piece_shift(if pieces { 12 } else { 0 });
         o.open(p).unwrap()
     };
     for (k, part) in parts.iter().enumerate() {
         text.extend_from_slice(part);
         archive.extend(gz(part, [1, 6, 9][k % 3]));
         std::fs::write(&path, &archive).unwrap();
-        // A sidecar without piece CRCs whose spans need them (as 1.1 …
-        // 1.4 wrote it) is rebuilt: its old spans' pieces are unknown.
+        // A sidecar without piece CRCs (as 1.1 … 1.4 wrote it) is extended
+        // without them: into what a fresh build without pieces writes.
         let side = dir.path().join("grow.log.gz.lidx");
-        let prev_pieces = side.exists()
-            && lidx::format::Superblock::decode(&std::fs::read(&side).unwrap()[..256])
+        let pieces = !side.exists()
+            || lidx::format::Superblock::decode(&std::fs::read(&side).unwrap()[..256])
                 .unwrap()
                 .piece_len()
                 .is_some();
-        let opened = open(&path);
+        let opened = open(&path, pieces);
+        assert_eq!(
+            opened.index.superblock().piece_len(),
+            pieces.then_some(4096),
+            "after part {k}"
+        );
         let want = if k == 0 {
             Action::Built
-        } else if prev_pieces {
-            Action::Extended
         } else {
-            Action::Rebuilt(lidx::Verdict::Appended)
+            Action::Extended
         };
         assert_eq!(opened.action, want, "after part {k}");
         let lines: Vec<&[u8]> = text.split_inclusive(|&b| b == b'\n').collect();
@@ -1363,7 +1368,7 @@ fn appended_members_extend_to_a_fresh_build() {
         // Page for page equal to a fresh build of the same archive.
         let fresh = dir.path().join(format!("fresh{k}.gz"));
         std::fs::write(&fresh, &archive).unwrap();
-        drop(open(&fresh));
+        drop(open(&fresh, pieces));
         let a = std::fs::read(dir.path().join("grow.log.gz.lidx")).unwrap();
         let b = std::fs::read(dir.path().join(format!("fresh{k}.gz.lidx"))).unwrap();
         assert_eq!(a.len(), b.len(), "part {k}: sidecar sizes");
@@ -1372,9 +1377,21 @@ fn appended_members_extend_to_a_fresh_build() {
             "part {k}: node, access-point and blob pages differ"
         );
         // Every third extension starts from a sidecar in the layout of 1.1
-        // (the root last, internal pages among the leaves, no piece CRCs).
+        // (the root last, internal pages among the leaves, no piece CRCs),
+        // whose records' reserved bytes 36..40 are not zero (R-2: they
+        // mean nothing before 1.5, and must not become `first_piece`).
         if k % 3 == 1 {
-            let old = crate::legacy::to_legacy(&a);
+            let mut old = crate::legacy::to_legacy(&a);
+            let sb = lidx::format::Superblock::decode(&old[..256]).unwrap();
+            let p = sb.page_size as usize;
+            for id in sb.gzip.ap_first_page..sb.gzip.ap_first_page + sb.gzip.ap_pages {
+                let page = &mut old[id as usize * p..(id as usize + 1) * p];
+                let n = u16::from_le_bytes([page[6], page[7]]) as usize;
+                for r in 0..n {
+                    page[16 + r * fmt::AP_RECORD_LEN + 36] = 0x5a;
+                }
+                lidx::format::seal_page(page);
+            }
             std::fs::write(dir.path().join("grow.log.gz.lidx"), old).unwrap();
         }
     }
