@@ -320,8 +320,11 @@ impl<A: AccessPoints> GzText<A> {
                 ap.comp_bit
             ),
         };
-        let span_len = if whole { out.len() as u64 } else { u64::MAX };
-        let piece = self.aps.piece_len().filter(|&l| l > 0 && span_len > l);
+        // A whole span no longer than a piece has no pieces.
+        let piece = self
+            .aps
+            .piece_len()
+            .filter(|&l| l > 0 && (!whole || out.len() as u64 > l));
         let mut span = crc32fast::Hasher::new();
         match piece {
             Some(l) => {

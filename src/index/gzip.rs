@@ -185,31 +185,19 @@ impl SidecarAps {
             .collect())
     }
     /// Reads `buf.len()` bytes of the piece array (spec §11.9) from its
-    /// byte `at`: blob pages from `piece_page` on, each full but the
-    /// file's last. A read past the array is damage.
+    /// byte `at`: the blob stream from the start of page `piece_page` on
+    /// . A read past the array is damage.
     pub(crate) fn piece_bytes(&self, at: u64, buf: &mut [u8]) -> Result<()> {
-        let payload = fmt::blob_payload(self.sb.page_size) as u64;
-        let first = self.sb.gzip.piece_page;
-        let mut done = 0usize;
-        while done < buf.len() {
-            let x = at + done as u64;
-            let idx = x / payload;
-            let id = u64::from(first) + idx;
-            if self.sb.gzip.piece_page == 0 || id >= u64::from(self.sb.page_count) {
-                return Err(self.corrupt(first, "piece CRC beyond the blob pages"));
-            }
-            let id = id as u32;
-            let (page, n) = self.page(id, PageKind::Blob, payload as usize)?;
-            let s = (x % payload) as usize;
-            if s >= n {
-                return Err(self.corrupt(id, "piece CRC beyond the blob page's payload"));
-            }
-            let take = (n - s).min(buf.len() - done);
-            let base = crate::format::PAGE_HEADER_LEN + s;
-            buf[done..done + take].copy_from_slice(&page[base..base + take]);
-            done += take;
-        }
-        Ok(())
+        self.stream_bytes(self.piece_base().saturating_add(at), buf, "piece CRC")
+    }
+
+    /// Where the piece array starts in the blob stream: at page
+    /// `piece_page`, a blob page (checked when the superblock was read,
+    ///
+    fn piece_base(&self) -> u64 {
+        let g = &self.sb.gzip;
+        (g.piece_page.saturating_sub(g.ap_first_page + g.ap_pages) as u64)
+            .saturating_mul(fmt::blob_payload(self.sb.page_size) as u64)
     }
 
     /// R-141, for a full verification: every record's `first_piece` is
@@ -260,9 +248,7 @@ impl SidecarAps {
                 format!("{slots} piece CRCs do not fill the {pages} pages from the piece page"),
             ));
         }
-        let mut buf = vec![0u8; 4];
-        // The last CRC, then every page (each read checks its CRC).
-        self.piece_bytes((slots - 1) * 4, &mut buf)?;
+        // Every page (each read checks its CRC) and its count.
         let payload = payload as usize;
         for k in 0..pages {
             let id = self.sb.gzip.piece_page + k as u32;
@@ -281,27 +267,53 @@ impl SidecarAps {
 
     /// Reads `len` bytes of the blob stream at `off`.
     pub(crate) fn blob(&self, off: u64, len: usize) -> Result<Vec<u8>> {
+        let mut out = vec![0u8; len];
+        self.stream_bytes(off, &mut out, "window")?;
+        Ok(out)
+    }
+
+    /// Reads `buf.len()` bytes of the blob stream from its byte `at`, each
+    /// page checked; bytes past the pages' payloads are damage,
+    /// named as `what` (a window, a piece CRC).
+    fn stream_bytes(&self, at: u64, buf: &mut [u8], what: &str) -> Result<()> {
         let payload = fmt::blob_payload(self.sb.page_size) as u64;
         let first = self.sb.gzip.ap_first_page + self.sb.gzip.ap_pages;
-        let mut out = Vec::with_capacity(len);
-        let mut at = off;
-        while out.len() < len {
-            let idx = at / payload;
+        let mut done = 0usize;
+        while done < buf.len() {
+            let x = at + done as u64;
+            let idx = x / payload;
             if idx >= self.sb.gzip.blob_pages as u64 {
-                return Err(self.corrupt(first, "window beyond the blob pages"));
+                return Err(self.corrupt(first, format!("{what} beyond the blob pages")));
             }
             let id = first + idx as u32;
             let (page, n) = self.page(id, PageKind::Blob, payload as usize)?;
-            let s = (at % payload) as usize;
+            let s = (x % payload) as usize;
             if s >= n {
-                return Err(self.corrupt(id, "window beyond the blob page's payload"));
+                return Err(self.corrupt(id, format!("{what} beyond the blob page's payload")));
             }
-            let take = (n - s).min(len - out.len());
+            let take = (n - s).min(buf.len() - done);
             let base = crate::format::PAGE_HEADER_LEN + s;
-            out.extend_from_slice(&page[base..base + take]);
-            at += take as u64;
+            buf[done..done + take].copy_from_slice(&page[base..base + take]);
+            done += take;
         }
-        Ok(out)
+        Ok(())
+    }
+
+    /// Announces the pages holding blob-stream bytes `from..to` (a hint;
+    /// offsets as stored, so saturating).
+    fn hint_stream(&self, from: u64, to: u64) {
+        if to <= from {
+            return;
+        }
+        let payload = fmt::blob_payload(self.sb.page_size) as u64;
+        let first = self.sb.gzip.ap_first_page as u64 + self.sb.gzip.ap_pages as u64;
+        let pages = self.sb.page_count as u64;
+        let ps = self.sb.page_size as u64;
+        let p0 = first.saturating_add(from / payload).min(pages);
+        let p1 = first.saturating_add((to - 1) / payload + 1).min(pages);
+        if p0 < p1 {
+            self.file.will_need(p0 * ps..p1 * ps);
+        }
     }
 }
 
@@ -330,17 +342,7 @@ impl AccessPoints for SidecarAps {
             a.blob_offset,
             b.blob_offset.saturating_add(b.blob_len as u64),
         );
-        let payload = fmt::blob_payload(self.sb.page_size) as u64;
-        let first = self.sb.gzip.ap_first_page as u64 + self.sb.gzip.ap_pages as u64;
-        let pages = self.sb.page_count as u64;
-        let ps = self.sb.page_size as u64;
-        if to > from {
-            let p0 = first.saturating_add(from / payload).min(pages);
-            let p1 = first.saturating_add((to - 1) / payload + 1).min(pages);
-            if p0 < p1 {
-                self.file.will_need(p0 * ps..p1 * ps);
-            }
-        }
+        self.hint_stream(from, to);
         // Their piece CRCs (§11.9): from the first one's first slot to the
         // next record's (or the end of the array).
         if self.sb.piece_len().is_some() {
@@ -352,16 +354,11 @@ impl AccessPoints for SidecarAps {
             } else {
                 u64::MAX
             };
-            let from = a.first_piece as u64 * 4;
-            let to = next.saturating_mul(4);
-            if to > from {
-                let piece_page = self.sb.gzip.piece_page as u64;
-                let q0 = piece_page.saturating_add(from / payload).min(pages);
-                let q1 = piece_page.saturating_add((to - 1) / payload + 1).min(pages);
-                if q0 < q1 {
-                    self.file.will_need(q0 * ps..q1 * ps);
-                }
-            }
+            let base = self.piece_base();
+            self.hint_stream(
+                base.saturating_add(a.first_piece as u64 * 4),
+                base.saturating_add(next.saturating_mul(4)),
+            );
         }
     }
 

@@ -588,25 +588,13 @@ fn run_with(
         id += 1;
     }
     let ap_pages = id - ap_first_page;
-    let payload = fmt::blob_payload(p);
-    let mut body = vec![0u8; payload];
     // With piece CRCs the windows' last page is padded with zeros to a
     // full payload, so that every blob page but the file's last
     // is full.
     let padded = pieces.slots > 0;
-    let mut at = 0u64;
-    while at < blobs.len {
-        let n = payload.min((blobs.len - at) as usize);
-        body.fill(0);
-        blobs.read_at(&mut body[..n], at)?;
-        let count = if padded { payload } else { n };
-        fmt::encode_page(&mut page, PageKind::Blob, id, count as u16, &body[..count]);
-        sink.write_page(id, &page)?;
-        id += 1;
-        at += n as u64;
-    }
+    id = write_blob_pages(&blobs, blobs.len, padded, p, id, sink)?;
     let piece_page = id;
-    id = write_pieces(&pieces.out, pieces.slots, p, id, sink)?;
+    id = write_blob_pages(&pieces.out, pieces.slots * 4, false, p, id, sink)?;
     let sb_damage = damage;
     sb.incompat_features |= format::INCOMPAT_GZIP;
     sb.source_kind = format::SOURCE_KIND_GZIP;
@@ -627,12 +615,14 @@ fn run_with(
     Ok((sb, sb_damage))
 }
 
-/// Writes the piece array `out` (`slots` CRCs, 4 bytes each) as blob
-/// pages of size `p` from page `id` on; returns the page after
-/// them.
-pub(super) fn write_pieces(
+/// Writes the first `len` bytes of `out` as blob pages of size `p` from
+/// page `id` on, the last one's payload zero-padded to a full page
+/// when `pad` (windows followed by piece CRCs, R-141); returns the page
+/// after them.
+pub(super) fn write_blob_pages(
     out: &Spill,
-    slots: u64,
+    len: u64,
+    pad: bool,
     p: u32,
     mut id: u32,
     sink: &mut impl PageSink,
@@ -641,10 +631,12 @@ pub(super) fn write_pieces(
     let mut page = vec![0u8; p as usize];
     let mut body = vec![0u8; payload];
     let mut at = 0u64;
-    while at < slots * 4 {
-        let n = payload.min((slots * 4 - at) as usize);
+    while at < len {
+        let n = payload.min((len - at) as usize);
+        body.fill(0);
         out.read_at(&mut body[..n], at)?;
-        fmt::encode_page(&mut page, PageKind::Blob, id, n as u16, &body[..n]);
+        let count = if pad { payload } else { n };
+        fmt::encode_page(&mut page, PageKind::Blob, id, count as u16, &body[..count]);
         sink.write_page(id, &page)?;
         id += 1;
         at += n as u64;

@@ -256,16 +256,12 @@ pub fn pack(
                     let job = job_rx.lock().map(|r| r.recv());
                     let Ok(Ok((i, text))) = job else { return };
                     let bytes = c.compress(&text);
+                    let (crc, pieces) = super::pieces::crcs_of(&text, piece);
                     let msg = Compressed {
                         i,
                         text_len: text.len() as u32,
-                        crc: crc32fast::hash(&text),
-                        pieces: match piece {
-                            Some(l) if text.len() > l => {
-                                text.chunks(l).map(crc32fast::hash).collect()
-                            }
-                            _ => Vec::new(),
-                        },
+                        crc,
+                        pieces,
                         bytes,
                     };
                     if done_tx.send(msg).is_err() {
@@ -587,7 +583,7 @@ fn write_gzip_records(
     };
     if n_slots > 0 {
         let piece_page = id;
-        id = super::gzip::write_pieces(&slots, n_slots, p, id, sink)?;
+        id = super::gzip::write_blob_pages(&slots, n_slots * 4, false, p, id, sink)?;
         sb.page_count = id;
         sb.gzip.blob_pages = id - piece_page;
         super::gzip::set_pieces(sb, opts.piece_shift, piece_page);

@@ -126,6 +126,30 @@ impl Pieces {
     }
 }
 
+/// The CRC of one span's `text` and, when `piece` is given and the text
+/// is longer, the CRCs of its pieces: the text hashed once, the
+/// span's CRC combined from its pieces'.
+pub(crate) fn crcs_of(text: &[u8], piece: Option<usize>) -> (u32, Vec<u32>) {
+    match piece {
+        Some(l) if text.len() > l => {
+            let mut span = crc32fast::Hasher::new();
+            let pieces = text
+                .chunks(l)
+                .map(|t| {
+                    let crc = crc32fast::hash(t);
+                    span.combine(&crc32fast::Hasher::new_with_initial_len(
+                        crc,
+                        t.len() as u64,
+                    ));
+                    crc
+                })
+                .collect();
+            (span.finalize(), pieces)
+        }
+        _ => (crc32fast::hash(text), Vec::new()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -170,5 +194,19 @@ mod tests {
             .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
             .collect();
         assert_eq!(got, want_slots);
+    }
+
+    /// One span's CRCs at once, against direct hashing.
+    #[test]
+    fn crcs_of_a_span() {
+        let text: Vec<u8> = (0..2000u32).map(|i| (i * 13 % 251) as u8).collect();
+        assert_eq!(crcs_of(&text, None), (crc32fast::hash(&text), vec![]));
+        assert_eq!(crcs_of(&text, Some(2000)), (crc32fast::hash(&text), vec![]));
+        let (crc, pieces) = crcs_of(&text, Some(512));
+        assert_eq!(crc, crc32fast::hash(&text));
+        assert_eq!(
+            pieces,
+            text.chunks(512).map(crc32fast::hash).collect::<Vec<_>>()
+        );
     }
 }
