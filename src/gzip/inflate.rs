@@ -154,6 +154,27 @@ impl<'s> Inflater<'s> {
         Ok(me)
     }
 
+    /// As [`Inflater::resume`], inside a member whose text so far
+    /// (`member_out` bytes) hashes to `crc`: the member's CRC-32 and
+    /// length are checked at its end, as if decoding had started there.
+    pub(crate) fn resume_member(
+        src: &'s dyn ReadAt,
+        ap: &AccessPoint,
+        crc: crc32fast::Hasher,
+        member_out: u64,
+    ) -> Result<Inflater<'s>> {
+        let mut me = Inflater::resume(src, ap)?;
+        me.crc = Some(crc);
+        me.member_out = member_out;
+        Ok(me)
+    }
+
+    /// The CRC-32 of the current member's text so far (when this decoder
+    /// saw all of it) and that text's length.
+    pub(crate) fn member_state(&self) -> (Option<crc32fast::Hasher>, u64) {
+        (self.crc.clone(), self.member_out)
+    }
+
     /// A decoder at the start of a member that begins at file offset
     /// `offset`, after members whose text (`uncomp` bytes) checked: it
     /// decodes from there on exactly as a decode from the start of the file

@@ -9,6 +9,7 @@
 //! scans work on it unchanged.
 
 pub mod header;
+pub(crate) mod marker;
 pub mod inflate;
 pub mod sparse;
 pub mod text;

@@ -14,6 +14,7 @@ use super::bgzf;
 use super::build::{PageSink, TreeBuilder};
 use super::pieces::Pieces;
 use super::scan::Scanner;
+use super::speculative;
 use super::spill::Spill;
 use super::{BuildOptions, SourceInfo, fingerprint};
 use crate::error::{Error, Result, SourceDamage};
@@ -312,6 +313,21 @@ impl Decoder for Inflater<'_> {
     }
 }
 
+impl Decoder for speculative::Speculative<'_> {
+    fn next_event(&mut self) -> Result<Option<Event<'_>>> {
+        speculative::Speculative::next_event(self)
+    }
+    fn window(&self) -> Vec<u8> {
+        speculative::Speculative::window(self)
+    }
+    fn checked_end(&self) -> u64 {
+        speculative::Speculative::checked_end(self)
+    }
+    fn input_from(&mut self, at: u64, want: usize) -> Result<&[u8]> {
+        speculative::Speculative::input_from(self, at, want)
+    }
+}
+
 impl Decoder for bgzf::Members<'_> {
     fn next_event(&mut self) -> Result<Option<Event<'_>>> {
         bgzf::Members::next_event(self)
@@ -351,6 +367,16 @@ fn run_tolerant(
         return std::thread::scope(|s| {
             let members = bgzf::Members::start(s, gz, &shared, workers);
             run_with(gz, info, opts, start, members, 0, sink, progress, tolerate)
+        });
+    }
+    // A fresh, strict build of any other archive longer than a few
+    // chunks decodes chunks of it ahead on the other cores: the same
+    // events, so the same sidecar.
+    if start.at.is_none() && !tolerate && workers > 1 && gz.len() >= speculative::MIN_LEN {
+        let shared = speculative::Shared::new(gz);
+        return std::thread::scope(|s| {
+            let chunks = speculative::Speculative::start(s, gz, &shared, workers - 1);
+            run_with(gz, info, opts, start, chunks, 0, sink, progress, tolerate)
         });
     }
     let (inf, uoff) = match &start.at {

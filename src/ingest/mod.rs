@@ -25,6 +25,7 @@ mod parallel;
 mod pieces;
 pub mod scan;
 pub mod sniff;
+mod speculative;
 mod spill;
 pub(crate) mod time;
 pub mod writer;

@@ -13,7 +13,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 
 /// `tool ARGS` with `input` on stdin; its stdout.
-fn pipe(tool: &str, args: &[&str], input: &[u8]) -> Vec<u8> {
+pub(crate) fn pipe(tool: &str, args: &[&str], input: &[u8]) -> Vec<u8> {
     let mut child = Command::new(tool)
         .args(args)
         .stdin(Stdio::piped())
@@ -49,13 +49,13 @@ fn text(seed: u64, size: usize) -> Vec<u8> {
 }
 
 /// Runs `lidx ARGS` for a command that may stream before an error.
-fn lidx(args: &[&str]) -> Out {
+pub(crate) fn lidx(args: &[&str]) -> Out {
     lidx_with(args, Rules::STREAMING)
 }
 
 /// Indexes `path` with `-j j` into `sidecar`; the sidecar's bytes and
 /// what the command said.
-fn index(path: &Path, sidecar: &Path, j: &str) -> (Vec<u8>, Out) {
+pub(crate) fn index(path: &Path, sidecar: &Path, j: &str) -> (Vec<u8>, Out) {
     let o = lidx_with(
         [
             "index",
@@ -74,7 +74,7 @@ fn index(path: &Path, sidecar: &Path, j: &str) -> (Vec<u8>, Out) {
 
 /// `path` indexed with `-j 1` and with `-j 2` and `-j 3`: the same
 /// sidecar (or the same error).
-fn same_for_any_j(path: &Path, ctx: &str) -> Vec<u8> {
+pub(crate) fn same_for_any_j(path: &Path, ctx: &str) -> Vec<u8> {
     let dir = path.parent().unwrap();
     let (one, o1) = index(path, &dir.join("j1.lidx"), "1");
     for j in ["2", "3"] {
@@ -91,7 +91,7 @@ fn same_for_any_j(path: &Path, ctx: &str) -> Vec<u8> {
 
 /// Every line of `want` (the text) from `path`'s sidecar, and a few
 /// single lines.
-fn answers_are_the_text(path: &Path, want: &[u8], ctx: &str) {
+pub(crate) fn answers_are_the_text(path: &Path, want: &[u8], ctx: &str) {
     let p = path.to_str().unwrap();
     let o = lidx(&["lines", p, "1:"]);
     assert_eq!(o.code, 0, "{ctx}: {}", o.stderr);
