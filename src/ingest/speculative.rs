@@ -1,36 +1,39 @@
 //! An ordinary gzip stream decoded on several cores at ingest.
 //!
-//! The compressed file is cut into chunks of [`CHUNK`] bytes. Workers
-//! take chunks ahead of the reader and decode each from the first bit
-//! in it where a deflate block decodes, without the window before it
+//! The compressed file is cut into chunks ([`chunk_len`]). Workers take
+//! chunks ahead of the reader and decode each from the first bit in it
+//! where a deflate block decodes, without the window before it
 //! ([`crate::gzip::marker`]), up to the first block boundary at or after
-//! the chunk's end. The reader (this thread) decodes the rest exactly,
-//! with zlib-rs, as the sequential build does ([`Inflater`]): when its
-//! decode reaches a block boundary where a worker's chunk starts, it
-//! knows the window, resolves the chunk's markers and hands the chunk's
-//! text on; at the chunk's end it goes on with the next chunk that
-//! starts there, or decodes again from there itself.
+//! the chunk's end. The reader (this thread) decodes the chunks between
+//! them exactly, with zlib-rs, as the sequential build does
+//! ([`Inflater`]). When its decode reaches a block boundary where a
+//! worker's chunk starts, the window there is known: it posts it, a
+//! worker replaces the chunk's markers by their bytes while the reader
+//! hands on the text it decoded, and the reader then hands on the
+//! chunk's text and decodes on from its end (or goes on with the next
+//! worker chunk, if that starts there).
 //!
 //! So a chunk is used only when the exact decode of the stream before it
 //! arrives at its first bit on a block boundary: a bit pattern the finder
 //! took for a block start (a false positive) is never reached, and costs
-//! only the worker's time. Every chunk stops before a member's final
+//! only a worker's time. Every chunk stops before a member's final
 //! block, so trailers, member headers, padding and garbage are all read
 //! by the sequential decoder, which checks each member's CRC-32 and
 //! length over all of its text (the chunks' included). The events are
 //! those of a sequential [`Inflater`], and the sidecar is the same for
 //! every number of workers (tested byte for byte).
 //!
-//! Not every chunk is given to a worker: the reader decodes one in every
-//! [`period`] itself, at zlib-rs's speed, while the workers decode the
-//! others more slowly, so that no core waits for another.
+//! One chunk in every [`period`] is the reader's: it decodes at zlib-rs's
+//! speed while the workers decode theirs more slowly and resolve them,
+//! and it hands on all the text, so that neither waits long for the
+//! other.
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::gzip::marker::{self, MARK, WINDOW};
 use crate::gzip::{AccessPoint, Event, Inflater};
 use crate::io::ReadAt;
 use parking_lot::{Condvar, Mutex};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 
 /// Compressed bytes per chunk, at most: finding a chunk's first block
 /// costs about a block's worth of bit-by-bit tries (tens of KiB in
@@ -47,6 +50,8 @@ const MARGIN: u64 = 1 << 20;
 /// The most text a chunk holds, per compressed byte: a chunk compressed
 /// more than 8:1 ends early in the same way.
 const MAX_RATIO: u64 = 8;
+/// Text handed on per event.
+const STEP: usize = 256 * 1024;
 
 /// The chunk length for an archive of `len` bytes: a sixteenth of it,
 /// within [`MIN_CHUNK`]..=[`MAX_CHUNK`] (the sidecar does not depend on
@@ -54,12 +59,15 @@ const MAX_RATIO: u64 = 8;
 fn chunk_len(len: u64) -> u64 {
     (len / 16).clamp(MIN_CHUNK, MAX_CHUNK)
 }
-/// Text handed on per event.
-const STEP: usize = 256 * 1024;
 
 /// Every `period(workers)`-th chunk is the reader's.
 fn period(workers: usize) -> u64 {
-    workers as u64 + 2
+    workers as u64 + 1
+}
+
+/// True when chunk `j` is decoded by a worker.
+fn speculated(j: u64, period: u64) -> bool {
+    j % period != 0
 }
 
 /// A chunk a worker decoded: bits are file offsets.
@@ -73,28 +81,69 @@ struct Chunk {
     len: usize,
 }
 
+/// A chunk's text, markers resolved.
+struct Resolved {
+    start: u64,
+    end: u64,
+    blocks: Vec<(u64, usize)>,
+    /// The window the markers were resolved with.
+    window: Vec<u8>,
+    text: Vec<u8>,
+    crc: crc32fast::Hasher,
+    /// False when a marker refers before the window (then `text` means
+    /// nothing).
+    ok: bool,
+}
+
+/// Where a chunk is.
+enum Slot {
+    /// The worker found no block.
+    Empty,
+    /// Decoded; its window is not known yet.
+    Decoded(Chunk),
+    /// Its window is known: to be resolved (by a worker, or the reader).
+    Posted(Chunk, Vec<u8>),
+    /// Being resolved, starting at this bit.
+    Resolving(u64),
+    Resolved(Resolved),
+}
+
+impl Slot {
+    /// The bit the chunk starts at.
+    fn start(&self) -> Option<u64> {
+        match self {
+            Slot::Empty => None,
+            Slot::Decoded(c) | Slot::Posted(c, _) => Some(c.start),
+            Slot::Resolving(s) => Some(*s),
+            Slot::Resolved(r) => Some(r.start),
+        }
+    }
+}
+
 struct State {
     /// The next chunk to claim.
     next: u64,
     /// The reader needs no chunk before this one.
     done: u64,
-    /// Decoded chunks (`None`: no block found).
-    results: BTreeMap<u64, Option<Chunk>>,
-    /// Buffers to decode into again.
-    pool: Vec<Vec<u16>>,
+    slots: BTreeMap<u64, Slot>,
+    /// Buffers to decode and resolve into again.
+    symbols: Vec<Vec<u16>>,
+    texts: Vec<Vec<u8>>,
     quit: bool,
 }
 
 /// What the reader shares with its workers.
 pub(crate) struct Shared {
     state: Mutex<State>,
-    /// Wakes workers (the reader moved on) and the reader (a chunk is in).
+    /// Wakes workers (the reader moved on, a window was posted) and the
+    /// reader (a chunk is in).
     wake: Condvar,
     /// Compressed bytes per chunk.
     chunk: u64,
     /// Chunks decoded from a bit the exact decode passed (not a block
     /// start, or a block the finder took the wrong one of).
     false_starts: std::sync::atomic::AtomicU64,
+    dbg: [std::sync::atomic::AtomicU64; 6],
 }
 
 impl Shared {
@@ -103,41 +152,54 @@ impl Shared {
         Shared {
             chunk: chunk_len(gz.len()),
             false_starts: Default::default(),
+            dbg: Default::default(),
             state: Mutex::new(State {
                 next: 1,
                 done: 0,
-                results: BTreeMap::new(),
-                pool: Vec::new(),
+                slots: BTreeMap::new(),
+                symbols: Vec::new(),
+                texts: Vec::new(),
                 quit: false,
             }),
             wake: Condvar::new(),
         }
     }
+
+    fn index(&self, bit: u64) -> u64 {
+        bit / (self.chunk * 8)
+    }
 }
 
-/// What [`Speculative::chunk_step`] moved on to.
-enum Next {
-    /// This range of the chunk's text.
+/// An event waiting to be handed on; text ranges are in the reader's
+/// current text.
+enum Item {
     Data(usize, usize),
-    /// A block boundary: its bit and text offset.
-    Boundary(u64, u64),
-    /// The chunk has ended; the next one or the sequential decoder takes
-    /// over.
-    Ended,
+    Boundary {
+        comp_bit: u64,
+        uncomp: u64,
+        member_start: bool,
+        /// Where it is in the text, and its window's length.
+        at: usize,
+        window: usize,
+    },
+    Fail(Error),
+    End,
 }
 
-/// The chunk being handed on.
-struct Current {
-    index: u64,
-    end: u64,
-    blocks: Vec<(u64, usize)>,
-    next_block: usize,
-    /// Text handed on so far.
-    pos: usize,
-    /// The boundary at `end` has been reported.
-    end_reported: bool,
-    /// The member's text before the chunk.
-    member_before: u64,
+/// What the reader does next.
+enum Phase<'s> {
+    /// Decode with the exact decoder.
+    Exact(Inflater<'s>),
+    /// Hand on worker chunk `j`, whose start (text offset `uncomp`) was
+    /// reached with the member's text so far hashing to `crc`, `member`
+    /// bytes long.
+    Chunk {
+        j: u64,
+        uncomp: u64,
+        crc: crc32fast::Hasher,
+        member: u64,
+    },
+    Done,
 }
 
 /// The parallel decoder: yields [`Inflater`]'s events (see the module
@@ -147,19 +209,13 @@ pub(crate) struct Speculative<'s> {
     gz: &'s dyn ReadAt,
     shared: &'s Shared,
     period: u64,
-    /// The exact decoder, between chunks.
-    seq: Option<Inflater<'s>>,
-    /// A chunk to switch to at the next event (its start was just
-    /// reported).
-    switch: Option<Chunk>,
-    cur: Option<Current>,
-    /// The current chunk's text, and the window before it.
+    phase: Phase<'s>,
+    queue: VecDeque<Item>,
+    /// The text the queue refers to, and the window before it.
     text: Vec<u8>,
-    window: Vec<u8>,
-    /// The text offset handed on.
-    uncomp: u64,
-    /// The CRC-32 of the member's text handed on.
-    crc: crc32fast::Hasher,
+    prefix: Vec<u8>,
+    /// The last boundary handed on: where, and its window's length.
+    last: (usize, usize),
     input: Vec<u8>,
     /// Chunks handed on.
     used: u64,
@@ -177,21 +233,20 @@ impl<'s> Speculative<'s> {
     where
         's: 'scope,
     {
+        let workers = workers.max(1);
         let period = period(workers);
-        for _ in 0..workers.max(1) {
-            scope.spawn(move || worker(gz, shared, period, workers.max(1) as u64));
+        for _ in 0..workers {
+            scope.spawn(move || worker(gz, shared, period, workers as u64));
         }
         Speculative {
             gz,
             shared,
             period,
-            seq: Some(Inflater::new(gz)),
-            switch: None,
-            cur: None,
+            phase: Phase::Exact(Inflater::new(gz)),
+            queue: VecDeque::new(),
             text: Vec::new(),
-            window: Vec::new(),
-            uncomp: 0,
-            crc: crc32fast::Hasher::new(),
+            prefix: Vec::new(),
+            last: (0, 0),
             input: Vec::new(),
             used: 0,
         }
@@ -200,171 +255,241 @@ impl<'s> Speculative<'s> {
     /// The next event, as [`Inflater::next_event`].
     pub(crate) fn next_event(&mut self) -> Result<Option<Event<'_>>> {
         loop {
-            if let Some(c) = self.switch.take() {
-                self.enter_from_seq(c);
+            match self.queue.pop_front() {
+                Some(Item::Data(from, to)) => return Ok(Some(Event::Data(&self.text[from..to]))),
+                Some(Item::Boundary {
+                    comp_bit,
+                    uncomp,
+                    member_start,
+                    at,
+                    window,
+                }) => {
+                    self.last = (at, window);
+                    return Ok(Some(Event::Boundary {
+                        comp_bit,
+                        uncomp,
+                        member_start,
+                    }));
+                }
+                Some(Item::Fail(e)) => {
+                    self.phase = Phase::Done;
+                    self.queue.clear();
+                    return Err(e);
+                }
+                Some(Item::End) => {
+                    self.phase = Phase::Done;
+                    return Ok(None);
+                }
+                None => {}
             }
-            if self.cur.is_some() {
-                match self.chunk_step()? {
-                    Next::Data(from, to) => return Ok(Some(Event::Data(&self.text[from..to]))),
-                    Next::Boundary(comp_bit, uncomp) => {
-                        return Ok(Some(Event::Boundary {
-                            comp_bit,
-                            uncomp,
-                            member_start: false,
-                        }));
+            match std::mem::replace(&mut self.phase, Phase::Done) {
+                Phase::Exact(inf) => self.exact(inf),
+                Phase::Chunk {
+                    j,
+                    uncomp,
+                    crc,
+                    member,
+                } => self.chunk(j, uncomp, crc, member)?,
+                Phase::Done => return Ok(None),
+            }
+        }
+    }
+
+    /// Decodes with `inf` up to the start of a worker's chunk (posting
+    /// its window), the end, an error, or a bounded amount of text.
+    fn exact(&mut self, mut inf: Inflater<'s>) {
+        self.prefix = inf.window();
+        self.text.clear();
+        let cap = (4 * MAX_RATIO * self.shared.chunk) as usize;
+        while self.text.len() < cap {
+            let at = self.text.len();
+            match inf.next_event() {
+                Ok(Some(Event::Data(d))) => {
+                    self.text.extend_from_slice(d);
+                    self.queue.push_back(Item::Data(at, at + d.len()));
+                }
+                Ok(Some(Event::Boundary {
+                    comp_bit,
+                    uncomp,
+                    member_start,
+                })) => {
+                    let (crc, member) = inf.member_state();
+                    self.queue.push_back(Item::Boundary {
+                        comp_bit,
+                        uncomp,
+                        member_start,
+                        at,
+                        window: member.min(WINDOW as u64) as usize,
+                    });
+                    if member_start {
+                        continue;
                     }
-                    Next::Ended => continue,
+                    let Some(crc) = crc else { continue };
+                    if let Some(j) = self.chunk_at(comp_bit) {
+                        post(self.shared, j, inf.window(), member);
+                        self.phase = Phase::Chunk {
+                            j,
+                            uncomp,
+                            crc,
+                            member,
+                        };
+                        return;
+                    }
+                }
+                Ok(None) => {
+                    self.queue.push_back(Item::End);
+                    return;
+                }
+                Err(e) => {
+                    self.queue.push_back(Item::Fail(e));
+                    return;
                 }
             }
-            let seq = self.seq.as_mut().expect("the sequential decoder");
-            let ev = seq.next_event()?;
-            let Some(Event::Boundary {
-                comp_bit,
-                uncomp,
-                member_start,
-            }) = ev
-            else {
-                return Ok(ev);
-            };
-            if !member_start {
-                self.switch = chunk_at(self.shared, self.period, comp_bit);
-            }
-            return Ok(Some(Event::Boundary {
-                comp_bit,
-                uncomp,
-                member_start,
-            }));
         }
+        self.phase = Phase::Exact(inf);
     }
 
-    /// The sequential decoder reported the start of chunk `c`: resolve it
-    /// with the window and hand it on, or go on decoding (a member whose
-    /// start this decoder did not see, a window too short for the
-    /// chunk's markers).
-    fn enter_from_seq(&mut self, c: Chunk) {
-        let seq = self.seq.as_ref().expect("the sequential decoder");
-        let (Some(crc), member_out) = seq.member_state() else {
-            recycle(self.shared, c);
-            return;
-        };
-        let window = seq.window();
-        let uncomp = seq.position();
-        if self.enter(c, window, crc, member_out, uncomp) {
-            self.seq = None;
-        }
-    }
-
-    /// Makes `c` current, after `window`; false (and `c` dropped) when
-    /// its markers do not resolve.
-    fn enter(
+    /// Hands on worker chunk `j` (resolving it here if no worker has
+    /// begun to), then goes on after it.
+    fn chunk(
         &mut self,
-        c: Chunk,
-        window: Vec<u8>,
-        mut crc: crc32fast::Hasher,
-        member_before: u64,
+        j: u64,
         uncomp: u64,
-    ) -> bool {
-        let ok = marker::resolve(&c.symbols[WINDOW..WINDOW + c.len], &window, &mut self.text);
-        let Chunk {
-            start,
-            end,
-            blocks,
-            symbols,
-            ..
-        } = c;
-        recycle_buffer(self.shared, symbols);
-        if !ok {
-            return false;
+        mut crc: crc32fast::Hasher,
+        member: u64,
+    ) -> Result<()> {
+        let r = take_resolved(self.shared, j);
+        let old = std::mem::replace(&mut self.text, r.text);
+        self.shared.state.lock().texts.push(old);
+        if !r.ok {
+            // Decode it exactly instead (its start was reported).
+            let ap = AccessPoint {
+                comp_bit: r.start,
+                uncomp,
+                window: r.window,
+                member_start: false,
+                span_crc: None,
+            };
+            self.text.clear();
+            self.phase = Phase::Exact(Inflater::resume_member(self.gz, &ap, crc, member)?);
+            return Ok(());
         }
-        crc.update(&self.text);
         self.used += 1;
-        self.crc = crc;
-        self.window = window;
-        self.uncomp = uncomp;
-        let index = start / (self.shared.chunk * 8);
-        self.cur = Some(Current {
-            index,
-            end,
-            blocks,
-            next_block: 0,
-            pos: 0,
-            end_reported: false,
-            member_before,
-        });
-        true
-    }
-
-    /// Moves on by one event in the current chunk.
-    fn chunk_step(&mut self) -> Result<Next> {
-        let c = self.cur.as_mut().expect("a chunk");
-        if let Some(&(bit, at)) = c.blocks.get(c.next_block)
-            && at == c.pos
-        {
-            c.next_block += 1;
-            return Ok(Next::Boundary(bit, self.uncomp));
-        }
-        if c.pos < self.text.len() {
-            let until = c.blocks.get(c.next_block).map_or(self.text.len(), |b| b.1);
-            let from = c.pos;
-            let to = until.min(from + STEP);
-            c.pos = to;
-            self.uncomp += (to - from) as u64;
-            return Ok(Next::Data(from, to));
-        }
-        if !c.end_reported {
-            c.end_reported = true;
-            return Ok(Next::Boundary(c.end, self.uncomp));
-        }
-        // The chunk has ended, at a block start.
-        let c = self.cur.take().expect("a chunk");
-        let member_out = c.member_before + self.text.len() as u64;
-        let window = self.window_at(member_out, self.text.len());
-        let crc = self.crc.clone();
-        if let Some(next) = chunk_at(self.shared, self.period, c.end).filter(|n| n.index(self.shared.chunk) > c.index) {
-            if self.enter(next, window.clone(), crc.clone(), member_out, self.uncomp) {
-                return Ok(Next::Ended);
+        self.prefix = r.window;
+        crc.combine(&r.crc);
+        let len = self.text.len();
+        let wlen = |at: usize| (member + at as u64).min(WINDOW as u64) as usize;
+        let mut from = 0;
+        for &(bit, at) in r.blocks.iter().chain(std::iter::once(&(r.end, len))) {
+            while from < at {
+                let to = at.min(from + STEP);
+                self.queue.push_back(Item::Data(from, to));
+                from = to;
             }
+            self.queue.push_back(Item::Boundary {
+                comp_bit: bit,
+                uncomp: uncomp + at as u64,
+                member_start: false,
+                at,
+                window: wlen(at),
+            });
+        }
+        let member = member + len as u64;
+        if self.shared.index(r.end) > j
+            && let Some(next) = self.chunk_at(r.end)
+        {
+            // The next chunk starts where this one ends: its window is
+            // this one's end.
+            post(self.shared, next, self.window_at(len, wlen(len)), member);
+            self.phase = Phase::Chunk {
+                j: next,
+                uncomp: uncomp + len as u64,
+                crc,
+                member,
+            };
+            return Ok(());
         }
         let ap = AccessPoint {
-            comp_bit: c.end,
-            uncomp: self.uncomp,
-            window,
+            comp_bit: r.end,
+            uncomp: uncomp + len as u64,
+            window: self.window_at(len, wlen(len)),
             member_start: false,
             span_crc: None,
         };
-        self.seq = Some(Inflater::resume_member(self.gz, &ap, crc, member_out)?);
-        Ok(Next::Ended)
+        self.phase = Phase::Exact(Inflater::resume_member(self.gz, &ap, crc, member)?);
+        Ok(())
     }
 
-    /// The window before text offset `pos` of the current chunk, whose
-    /// member has `member_out` bytes of text up to there.
-    fn window_at(&self, member_out: u64, pos: usize) -> Vec<u8> {
-        let w = member_out.min(WINDOW as u64) as usize;
+    /// The worker's chunk that starts at block boundary `bit`, if there
+    /// is one (waiting for it to be decoded). Chunks before it are
+    /// dropped.
+    fn chunk_at(&self, bit: u64) -> Option<u64> {
+        let shared = self.shared;
+        let j = shared.index(bit);
+        if j == 0 || !speculated(j, self.period) {
+            return None;
+        }
+        let mut s = shared.state.lock();
+        if j < s.done {
+            return None;
+        }
+        if s.done < j {
+            // Everything before chunk j is past.
+            s.done = j;
+            let keep = s.slots.split_off(&j);
+            for slot in std::mem::replace(&mut s.slots, keep).into_values() {
+                recycle(&mut s, slot);
+            }
+            shared.wake.notify_all();
+        }
+        loop {
+            match s.slots.get(&j).map(Slot::start) {
+                Some(Some(start)) if start == bit => {
+                    s.done = j + 1;
+                    shared.wake.notify_all();
+                    return Some(j);
+                }
+                // Not there yet: the decode has not reached it.
+                Some(Some(start)) if start > bit => return None,
+                Some(found) => {
+                    // No block found, or one before this boundary that
+                    // the exact decode passed: a false positive.
+                    if found.is_some() {
+                        shared
+                            .false_starts
+                            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    }
+                    let slot = s.slots.remove(&j).expect("the slot");
+                    recycle(&mut s, slot);
+                    s.done = j + 1;
+                    shared.wake.notify_all();
+                    return None;
+                }
+                None if s.quit => return None,
+                None => { let t = std::time::Instant::now(); shared.wake.wait(&mut s); shared.dbg[0].fetch_add(t.elapsed().as_micros() as u64, std::sync::atomic::Ordering::Relaxed); }
+            }
+        }
+    }
+
+    /// The `w` bytes before offset `at` of the current text.
+    fn window_at(&self, at: usize, w: usize) -> Vec<u8> {
         let mut v = Vec::with_capacity(w);
-        if pos < w {
-            let before = w - pos;
-            v.extend_from_slice(&self.window[self.window.len() - before..]);
-            v.extend_from_slice(&self.text[..pos]);
+        if at < w {
+            v.extend_from_slice(&self.prefix[self.prefix.len() - (w - at)..]);
+            v.extend_from_slice(&self.text[..at]);
         } else {
-            v.extend_from_slice(&self.text[pos - w..pos]);
+            v.extend_from_slice(&self.text[at - w..at]);
         }
         v
     }
 
     /// The window an access point at the last boundary reported needs.
     pub(crate) fn window(&self) -> Vec<u8> {
-        match (&self.seq, &self.cur) {
-            (Some(s), _) => s.window(),
-            (None, Some(c)) => self.window_at(c.member_before + c.pos as u64, c.pos),
-            (None, None) => Vec::new(),
-        }
+        self.window_at(self.last.0, self.last.1)
     }
 
     /// As [`Inflater::input_from`].
     pub(crate) fn input_from(&mut self, at: u64, want: usize) -> Result<&[u8]> {
-        if let Some(s) = self.seq.as_mut() {
-            return s.input_from(at, want);
-        }
         self.input.resize(want, 0);
         let n = self.gz.read_full_at(&mut self.input, at)?;
         Ok(&self.input[..n])
@@ -372,99 +497,163 @@ impl<'s> Speculative<'s> {
 
     /// As [`Inflater::checked_end`] (a strict build does not ask).
     pub(crate) fn checked_end(&self) -> u64 {
-        self.seq.as_ref().map_or(0, |s| s.checked_end())
-    }
-}
-
-impl Chunk {
-    fn index(&self, chunk: u64) -> u64 {
-        self.start / (chunk * 8)
+        0
     }
 }
 
 impl Drop for Speculative<'_> {
     fn drop(&mut self) {
+        if std::env::var_os("LIDX_SPEC_DEBUG").is_some() { eprintln!("wait decode {} us, wait resolve {} us, reader resolves {}, worker idle {} us, worker resolves {}, used {}", self.shared.dbg[0].load(std::sync::atomic::Ordering::Relaxed), self.shared.dbg[1].load(std::sync::atomic::Ordering::Relaxed), self.shared.dbg[2].load(std::sync::atomic::Ordering::Relaxed), self.shared.dbg[3].load(std::sync::atomic::Ordering::Relaxed), self.shared.dbg[4].load(std::sync::atomic::Ordering::Relaxed), self.used); }
+        self.phase = Phase::Done;
         self.shared.state.lock().quit = true;
         self.shared.wake.notify_all();
     }
 }
 
-/// True when chunk `j` is decoded by a worker.
-fn speculated(j: u64, period: u64) -> bool {
-    j % period != 0
-}
-
-/// The worker's chunk that starts at block boundary `bit`, if there is
-/// one (waiting for it to be decoded). Chunks before it are dropped.
-fn chunk_at(shared: &Shared, period: u64, bit: u64) -> Option<Chunk> {
-    let j = bit / (shared.chunk * 8);
-    if j == 0 || !speculated(j, period) {
-        return None;
-    }
+/// Gives chunk `j` its window (the `member` bytes of the member's text
+/// before it, the last 32 KiB), and each decoded chunk that follows it
+/// directly the window at its start, so that workers can resolve them.
+fn post(shared: &Shared, mut j: u64, mut window: Vec<u8>, mut member: u64) {
     let mut s = shared.state.lock();
-    if j < s.done {
+    loop {
+        let c = match s.slots.remove(&j) {
+            Some(Slot::Decoded(c)) => c,
+            // Posted already, with the chunk before it.
+            Some(other) => {
+                s.slots.insert(j, other);
+                break;
+            }
+            None => unreachable!("a chunk is posted after it was decoded"),
+        };
+        let next = match s.slots.get(&(j + 1)) {
+            Some(Slot::Decoded(n)) if n.start == c.end => tail(&c, &window, member),
+            _ => None,
+        };
+        member += c.len as u64;
+        s.slots.insert(j, Slot::Posted(c, window));
+        match next {
+            Some(w) => {
+                window = w;
+                j += 1;
+            }
+            None => break,
+        }
+    }
+    shared.wake.notify_all();
+}
+
+/// The window at the end of chunk `c`, resolved with `window` at its
+/// start, `member` bytes into its member; `None` if a marker does not
+/// resolve.
+fn tail(c: &Chunk, window: &[u8], member: u64) -> Option<Vec<u8>> {
+    let w = (member + c.len as u64).min(WINDOW as u64) as usize;
+    let syms = &c.symbols[WINDOW + c.len - w.min(c.len)..WINDOW + c.len];
+    let mut t = Vec::new();
+    if !marker::resolve(syms, window, &mut t) {
         return None;
     }
-    // Everything before chunk j is past.
-    if s.done < j {
-        s.done = j;
-        let keep = s.results.split_off(&j);
-        let old = std::mem::replace(&mut s.results, keep);
-        for c in old.into_values().flatten() {
-            s.pool.push(c.symbols);
-        }
-        shared.wake.notify_all();
+    if w > c.len {
+        let mut v = window[window.len() - (w - c.len)..].to_vec();
+        v.extend_from_slice(&t);
+        return Some(v);
     }
+    Some(t)
+}
+
+/// Chunk `j` resolved: resolves it here if no worker has begun to, else
+/// waits for the worker.
+fn take_resolved(shared: &Shared, j: u64) -> Resolved {
+    let mut s = shared.state.lock();
     loop {
-        match s.results.get(&j) {
-            Some(Some(c)) if c.start == bit => {
-                s.done = j + 1;
-                shared.wake.notify_all();
-                return s.results.remove(&j).flatten();
+        match s.slots.remove(&j) {
+            Some(Slot::Resolved(r)) => return r,
+            Some(Slot::Posted(c, window)) => {
+                s.slots.insert(j, Slot::Resolving(c.start));
+                let text = s.texts.pop().unwrap_or_default();
+                drop(s);
+                shared.dbg[2].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let (r, symbols) = resolve(c, window, text);
+                s = shared.state.lock();
+                s.symbols.push(symbols);
+                s.slots.remove(&j);
+                return r;
             }
-            // Not there yet: the decode has not reached it.
-            Some(Some(c)) if c.start > bit => return None,
-            Some(_) => {
-                // No block found, or one before this boundary that the
-                // exact decode passed: a false positive.
-                if let Some(c) = s.results.remove(&j).flatten() {
-                    s.pool.push(c.symbols);
-                    shared
-                        .false_starts
-                        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                }
-                s.done = j + 1;
-                shared.wake.notify_all();
-                return None;
+            Some(other) => {
+                s.slots.insert(j, other);
+                assert!(!s.quit, "a worker panicked");
+                let t = std::time::Instant::now(); shared.wake.wait(&mut s); shared.dbg[1].fetch_add(t.elapsed().as_micros() as u64, std::sync::atomic::Ordering::Relaxed);
             }
-            None if s.quit => return None,
-            None => shared.wake.wait(&mut s),
+            None => unreachable!("a posted chunk stays until taken"),
         }
     }
 }
 
-fn recycle(shared: &Shared, c: Chunk) {
-    recycle_buffer(shared, c.symbols);
+/// Resolves `c` with `window` into `text`; gives back its symbol buffer.
+fn resolve(c: Chunk, window: Vec<u8>, mut text: Vec<u8>) -> (Resolved, Vec<u16>) {
+    let ok = marker::resolve(&c.symbols[WINDOW..WINDOW + c.len], &window, &mut text);
+    let mut crc = crc32fast::Hasher::new();
+    if ok {
+        crc.update(&text);
+    }
+    let r = Resolved {
+        start: c.start,
+        end: c.end,
+        blocks: c.blocks,
+        window,
+        text,
+        crc,
+        ok,
+    };
+    (r, c.symbols)
 }
 
-fn recycle_buffer(shared: &Shared, b: Vec<u16>) {
-    shared.state.lock().pool.push(b);
+/// Puts a slot's buffers back in the pools.
+fn recycle(s: &mut State, slot: Slot) {
+    match slot {
+        Slot::Decoded(c) | Slot::Posted(c, _) => s.symbols.push(c.symbols),
+        Slot::Resolved(r) => s.texts.push(r.text),
+        Slot::Empty | Slot::Resolving(_) => {}
+    }
 }
 
-/// A worker: claims the chunks the reader does not decode itself, a few
-/// ahead of it, and decodes each from its first block.
+/// A worker: resolves posted chunks first; otherwise claims the chunks
+/// the reader does not decode itself, a few ahead of it, and decodes
+/// each from its first block.
 fn worker(gz: &dyn ReadAt, shared: &Shared, period: u64, workers: u64) {
     let _guard = QuitOnPanic(shared);
     let mut dec = marker::Decoder::default();
     let mut input = Vec::new();
-    let ahead = period + workers;
+    let ahead = 2 * period + workers;
     let chunk = shared.chunk;
     loop {
-        let (j, mut out) = {
+        let (j, out) = {
             let mut s = shared.state.lock();
             loop {
-                if s.quit || s.next * chunk >= gz.len() {
+                if s.quit {
                     return;
+                }
+                let posted = s
+                    .slots
+                    .iter()
+                    .find_map(|(&k, v)| matches!(v, Slot::Posted(..)).then_some(k));
+                if let Some(k) = posted {
+                    let Some(Slot::Posted(c, window)) = s.slots.remove(&k) else {
+                        unreachable!()
+                    };
+                    s.slots.insert(k, Slot::Resolving(c.start));
+                    let text = s.texts.pop().unwrap_or_default();
+                    drop(s);
+                    shared.dbg[4].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let (r, symbols) = resolve(c, window, text);
+                    s = shared.state.lock();
+                    s.symbols.push(symbols);
+                    if s.slots.contains_key(&k) {
+                        s.slots.insert(k, Slot::Resolved(r));
+                    } else {
+                        s.texts.push(r.text);
+                    }
+                    shared.wake.notify_all();
+                    continue;
                 }
                 if s.next < s.done {
                     s.next = s.done;
@@ -472,51 +661,48 @@ fn worker(gz: &dyn ReadAt, shared: &Shared, period: u64, workers: u64) {
                 while !speculated(s.next, period) {
                     s.next += 1;
                 }
-                if s.next < s.done + ahead {
+                if s.next * chunk < gz.len() && s.next < s.done + ahead {
                     break;
                 }
-                shared.wake.wait(&mut s);
+                let t = std::time::Instant::now(); shared.wake.wait(&mut s); shared.dbg[3].fetch_add(t.elapsed().as_micros() as u64, std::sync::atomic::Ordering::Relaxed);
             }
             let j = s.next;
             s.next += 1;
-            let out = s.pool.pop();
-            (j, out)
+            (j, s.symbols.pop())
         };
-        if j * chunk >= gz.len() {
-            continue;
-        }
-        let out = out.get_or_insert_with(|| marker::output((MAX_RATIO * chunk) as usize));
+        let mut out = out.unwrap_or_else(|| marker::output((MAX_RATIO * chunk) as usize));
         let from = j * chunk;
         let to = ((j + 1) * chunk + MARGIN).min(gz.len());
         input.resize((to - from) as usize, 0);
-        let chunk = match gz.read_exact_at(&mut input, from) {
+        let found = match gz.read_exact_at(&mut input, from) {
             Ok(()) => {
                 let bits = (chunk * 8) as usize;
-                dec.find_and_decode(&input, 0, bits, bits, out)
+                dec.find_and_decode(&input, 0, bits, bits, &mut out)
             }
             Err(_) => None,
         };
-        let chunk = chunk.map(|d| Chunk {
-            start: from * 8 + d.start as u64,
-            end: from * 8 + d.end as u64,
-            blocks: d
-                .blocks
-                .iter()
-                .map(|&(b, at)| (from * 8 + b as u64, at))
-                .collect(),
-            symbols: std::mem::take(out),
-            len: d.len,
-        });
         let mut s = shared.state.lock();
-        if chunk.is_none() {
-            s.pool.push(std::mem::take(out));
-        }
-        if j < s.done {
-            if let Some(c) = chunk {
-                s.pool.push(c.symbols);
+        let slot = match found {
+            Some(d) => Slot::Decoded(Chunk {
+                start: from * 8 + d.start as u64,
+                end: from * 8 + d.end as u64,
+                blocks: d
+                    .blocks
+                    .iter()
+                    .map(|&(b, at)| (from * 8 + b as u64, at))
+                    .collect(),
+                symbols: out,
+                len: d.len,
+            }),
+            None => {
+                s.symbols.push(out);
+                Slot::Empty
             }
+        };
+        if j < s.done {
+            recycle(&mut s, slot);
         } else {
-            s.results.insert(j, chunk);
+            s.slots.insert(j, slot);
         }
         shared.wake.notify_all();
     }
@@ -535,7 +721,7 @@ impl Drop for QuitOnPanic<'_> {
     }
 }
 
-/// Marker symbols are below this (a check of [`MARK`]'s range).
+/// Marker symbols fit in 16 bits.
 const _: () = assert!(MARK as usize + WINDOW <= u16::MAX as usize + 1);
 
 #[cfg(test)]
