@@ -144,20 +144,22 @@ impl Table {
         }
         count[0] = 0;
         let max = (1..16).rev().find(|&l| count[l] > 0).unwrap_or(0);
+        if max > 0 {
+            let mut left = 1i32;
+            for &c in &count[1..] {
+                left = (left << 1) - c as i32;
+                if left < 0 {
+                    return false;
+                }
+            }
+            if left > 0 && (code_lengths || max != 1) {
+                return false;
+            }
+        }
         self.e.clear();
         self.e.resize(1 << self.bits, INVALID);
         if max == 0 {
             return true;
-        }
-        let mut left = 1i32;
-        for &c in &count[1..] {
-            left = (left << 1) - c as i32;
-            if left < 0 {
-                return false;
-            }
-        }
-        if left > 0 && (code_lengths || max != 1) {
-            return false;
         }
         let mut next = [0u32; 16];
         let mut code = 0u32;
@@ -290,13 +292,15 @@ impl Decoder {
     /// [`output`], whose capacity bounds the chunk), up to the first
     /// block that starts at or after bit `stop`, is final, is invalid, is
     /// cut by the end of `input`, or would not fit in `out`. `None` when
-    /// not even the first block decodes.
+    /// not even the first block decodes. Calls `between` after each block
+    /// (a worker does other work there).
     pub(crate) fn decode(
         &mut self,
         input: &[u8],
         start: usize,
         stop: usize,
         out: &mut [u16],
+        between: &mut dyn FnMut(),
     ) -> Option<Decoded> {
         let mut d = Decoded {
             start,
@@ -335,6 +339,7 @@ impl Decoder {
                     }
                     d.end = bits.bit_pos();
                     d.len = pos - WINDOW;
+                    between();
                 }
                 _ => break,
             }
@@ -482,7 +487,7 @@ impl Decoder {
 }
 
 /// Copies `len` symbols from `dist` back to `at` (the ranges may overlap:
-/// the copy repeats the last `dist` symbols). May write up to 15 symbols
+/// the copy repeats the last `dist` symbols). May write up to 31 symbols
 /// past the end.
 #[inline(always)]
 fn copy_match(out: &mut [u16], at: usize, dist: usize, len: usize) {
@@ -544,8 +549,18 @@ fn plausible(input: &[u8], p: usize) -> bool {
         return false;
     }
     let ncl = ((w >> 13) & 15) as usize + 4;
+    // Kraft's sum of the code-length code, four lengths at a time; past
+    // 128 the code is over-subscribed.
     let mut kraft = 0u32;
-    for i in 0..ncl {
+    let mut i = 0;
+    while i + 4 <= ncl {
+        kraft += u32::from(KRAFT4[((w >> (17 + 3 * i)) & 0xfff) as usize]);
+        if kraft > 128 {
+            return false;
+        }
+        i += 4;
+    }
+    for i in i..ncl {
         let l = ((w >> (17 + 3 * i)) & 7) as u32;
         if l > 0 {
             kraft += 128 >> l;
@@ -564,12 +579,66 @@ impl Decoder {
         to: usize,
         stop: usize,
         out: &mut [u16],
+        between: &mut dyn FnMut(),
     ) -> Option<Decoded> {
-        (from..to.min(input.len() * 8))
-            .filter(|&p| plausible(input, p))
-            .find_map(|p| self.decode(input, p, stop, out))
+        let to = to.min(input.len() * 8);
+        let mut p = from;
+        while p < to {
+            // The 13 header bits at each of a byte's 8 bit offsets.
+            let b = p / 8;
+            let mut w = [0u8; 8];
+            let n = input.len().saturating_sub(b).min(8);
+            w[..n].copy_from_slice(&input[b..b + n]);
+            let word = u64::from_le_bytes(w);
+            for k in p % 8..8 {
+                let q = b * 8 + k;
+                if q >= to {
+                    break;
+                }
+                if HEADS[((word >> k) & 0x1fff) as usize]
+                    && plausible(input, q)
+                    && let Some(d) = self.decode(input, q, stop, out, between)
+                {
+                    return Some(d);
+                }
+            }
+            p = (b + 1) * 8;
+        }
+        None
     }
 }
+
+/// Kraft's sum (in 128ths) of four 3-bit code lengths.
+static KRAFT4: [u16; 1 << 12] = {
+    let mut t = [0u16; 1 << 12];
+    let mut i = 0;
+    while i < 1 << 12 {
+        let mut k = 0;
+        let mut sum = 0u16;
+        while k < 4 {
+            let l = (i >> (3 * k)) & 7;
+            if l > 0 {
+                sum += 128 >> l;
+            }
+            k += 1;
+        }
+        t[i] = sum;
+        i += 1;
+    }
+    t
+};
+
+/// The 13 first header bits of a non-final dynamic block with counts in
+/// range (BFINAL 0, BTYPE 2, HLIT and HDIST at most 29).
+static HEADS: [bool; 1 << 13] = {
+    let mut t = [false; 1 << 13];
+    let mut i = 0;
+    while i < 1 << 13 {
+        t[i] = i & 7 == 4 && (i >> 3) & 31 <= 29 && (i >> 8) & 31 <= 29;
+        i += 1;
+    }
+    t
+};
 
 /// Writes the bytes of `symbols` to `text`, markers replaced by the bytes
 /// of `window` (the output before the chunk, at most [`WINDOW`] bytes,
@@ -580,7 +649,7 @@ pub(crate) fn resolve(symbols: &[u16], window: &[u8], text: &mut Vec<u8>) -> boo
     let w = window.len().min(WINDOW);
     let window = &window[window.len() - w..];
     let mark = usize::from(MARK);
-    if w < WINDOW && symbols.iter().any(|&s| usize::from(s) >= mark && usize::from(s) < mark + WINDOW - w) {
+    if !within(symbols, w) {
         return false;
     }
     // Symbol → byte, for every u16 (so the lookup needs no bounds check).
@@ -593,6 +662,16 @@ pub(crate) fn resolve(symbols: &[u16], window: &[u8], text: &mut Vec<u8>) -> boo
     text.clear();
     text.extend(symbols.iter().map(|&s| table[usize::from(s)]));
     true
+}
+
+/// True when every marker of `symbols` refers to one of the last `w`
+/// bytes of the window.
+pub(crate) fn within(symbols: &[u16], w: usize) -> bool {
+    let low = MARK as usize + WINDOW - w.min(WINDOW);
+    w >= WINDOW
+        || !symbols
+            .iter()
+            .any(|&s| (usize::from(MARK)..low).contains(&usize::from(s)))
 }
 
 #[cfg(test)]
@@ -657,7 +736,7 @@ mod tests {
         for (k, &(bit, uncomp)) in bounds[..last].iter().enumerate() {
             let (stop, end) = bounds[(k + 3).min(last)];
             let d = dec
-                .decode(deflate, bit, stop, &mut out)
+                .decode(deflate, bit, stop, &mut out, &mut || {})
                 .unwrap_or_else(|| panic!("{name}: block {k} did not decode"));
             let mut got = Vec::new();
             let window = &plain[uncomp.saturating_sub(WINDOW)..uncomp];
@@ -676,7 +755,7 @@ mod tests {
         for &(bit, uncomp) in bounds[1..last].iter().filter(|b| dynamic(b.0)) {
             let from = bit.saturating_sub(3000);
             let d = dec
-                .find_and_decode(deflate, from, bit + 1, usize::MAX, &mut out)
+                .find_and_decode(deflate, from, bit + 1, usize::MAX, &mut out, &mut || {})
                 .unwrap_or_else(|| panic!("{name}: no block found before {bit}"));
             if d.start == bit {
                 let mut got = Vec::new();
@@ -711,16 +790,16 @@ mod tests {
         let (b0, u0) = bounds[0];
         let (b2, u2) = bounds[2];
         let mut out = output(plain.len());
-        let d = dec.decode(deflate, b0, b2, &mut out).unwrap();
+        let d = dec.decode(deflate, b0, b2, &mut out, &mut || {}).unwrap();
         assert_eq!((d.end, d.len), (b2, u2 - u0));
         // An output too small for two blocks stops after one.
         let mut out = output(bounds[1].1 - u0 + 10);
-        let d = dec.decode(deflate, b0, usize::MAX, &mut out).unwrap();
+        let d = dec.decode(deflate, b0, usize::MAX, &mut out, &mut || {}).unwrap();
         assert_eq!(d.end, bounds[1].0);
         // Cut input: stops at the last whole block.
         let cut = &deflate[..bounds[3].0 / 8 - 2];
         let mut out = output(plain.len());
-        let d = dec.decode(cut, b0, usize::MAX, &mut out).unwrap();
+        let d = dec.decode(cut, b0, usize::MAX, &mut out, &mut || {}).unwrap();
         assert_eq!(d.end, bounds[2].0);
     }
 
@@ -742,41 +821,5 @@ mod tests {
         assert!(t.build(&[1, 0, 0], lit_entry, false));
         assert!(!t.build(&[1, 0, 0], lit_entry, true));
         assert!(t.build(&[0, 0], lit_entry, false));
-    }
-}
-
-#[cfg(test)]
-mod speed {
-    use super::*;
-    #[test]
-    #[ignore]
-    fn marker_speed() {
-        let gz = std::fs::read("/tmp/g6.gz").unwrap();
-        let deflate = &gz[10..];
-        let mut dec = Decoder::default();
-        let mut out = output(64 << 20);
-        let d = dec.find_and_decode(deflate, 8 << 23, 9 << 23, 16 << 23, &mut out).unwrap();
-        let mut text = Vec::new();
-        let src = crate::io::MemSource::new(gz.clone());
-        let (mut tm, mut tr, mut tz, mut tf) = (vec![], vec![], vec![], vec![]);
-        for _ in 0..7 {
-            let t = std::time::Instant::now();
-            dec.decode(deflate, d.start, 16 << 23, &mut out).unwrap();
-            tm.push(t.elapsed().as_secs_f64());
-            let t = std::time::Instant::now();
-            resolve(&out[WINDOW..WINDOW + d.len], &[b'x'; WINDOW], &mut text);
-            tr.push(t.elapsed().as_secs_f64());
-            let t = std::time::Instant::now();
-            dec.find_and_decode(deflate, 8 << 23, 9 << 23, d.start + 1, &mut out).unwrap();
-            tf.push(t.elapsed().as_secs_f64());
-            let mut inf = crate::gzip::Inflater::new(&src);
-            let t = std::time::Instant::now();
-            let mut n = 0usize;
-            while let Some(e) = inf.next_event().unwrap() { if let crate::gzip::Event::Data(x) = e { n += x.len(); if n >= d.len { break } } }
-            tz.push(t.elapsed().as_secs_f64());
-        }
-        for v in [&mut tm, &mut tr, &mut tz, &mut tf] { v.sort_by(|a, b| a.partial_cmp(b).unwrap()); }
-        let mb = d.len as f64 / 1e6;
-        eprintln!("marker {:.2} ns/B, resolve {:.2} ns/B, zlib {:.2} ns/B, find {:.2} ms; marker/zlib {:.2}", tm[3] * 1e3 / mb, tr[3] * 1e3 / mb, tz[3] * 1e3 / mb, tf[3] * 1e3, tm[3] / tz[3]);
     }
 }

@@ -7,11 +7,12 @@
 //! the chunk's end. The reader (this thread) decodes the chunks between
 //! them exactly, with zlib-rs, as the sequential build does
 //! ([`Inflater`]). When its decode reaches a block boundary where a
-//! worker's chunk starts, the window there is known: it posts it, a
-//! worker replaces the chunk's markers by their bytes while the reader
-//! hands on the text it decoded, and the reader then hands on the
-//! chunk's text and decodes on from its end (or goes on with the next
-//! worker chunk, if that starts there).
+//! worker's chunk starts, the window there is known: it posts it, and
+//! the chunk's markers are replaced by their bytes, a piece at a time,
+//! by whichever thread is free (workers look between deflate blocks),
+//! while the reader hands on the text it decoded and then the chunk's,
+//! piece by piece. After the chunk, the reader goes on with the next
+//! worker chunk if that starts there, or decodes on from its end.
 //!
 //! So a chunk is used only when the exact decode of the stream before it
 //! arrives at its first bit on a block boundary: a bit pattern the finder
@@ -24,9 +25,8 @@
 //! every number of workers (tested byte for byte).
 //!
 //! One chunk in every [`period`] is the reader's: it decodes at zlib-rs's
-//! speed while the workers decode theirs more slowly and resolve them,
-//! and it hands on all the text, so that neither waits long for the
-//! other.
+//! speed while the workers decode theirs more slowly, and it hands on all
+//! the text, so that neither waits long for the other.
 
 use crate::error::{Error, Result};
 use crate::gzip::marker::{self, MARK, WINDOW};
@@ -34,6 +34,8 @@ use crate::gzip::{AccessPoint, Event, Inflater};
 use crate::io::ReadAt;
 use parking_lot::{Condvar, Mutex};
 use std::collections::{BTreeMap, VecDeque};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// Compressed bytes per chunk, at most: finding a chunk's first block
 /// costs about a block's worth of bit-by-bit tries (tens of KiB in
@@ -50,6 +52,8 @@ const MARGIN: u64 = 1 << 20;
 /// The most text a chunk holds, per compressed byte: a chunk compressed
 /// more than 8:1 ends early in the same way.
 const MAX_RATIO: u64 = 8;
+/// Symbols resolved as one piece of work.
+const PIECE: usize = 1 << 20;
 /// Text handed on per event.
 const STEP: usize = 256 * 1024;
 
@@ -81,18 +85,44 @@ struct Chunk {
     len: usize,
 }
 
-/// A chunk's text, markers resolved.
-struct Resolved {
+/// A piece of a posted chunk.
+enum Piece {
+    Open,
+    Claimed,
+    /// Its text and that text's CRC-32.
+    Done(Vec<u8>, crc32fast::Hasher),
+    /// Handed on.
+    Taken,
+}
+
+/// A chunk whose window is known, resolved piece by piece.
+struct Posted {
     start: u64,
     end: u64,
     blocks: Vec<(u64, usize)>,
-    /// The window the markers were resolved with.
-    window: Vec<u8>,
-    text: Vec<u8>,
-    crc: crc32fast::Hasher,
-    /// False when a marker refers before the window (then `text` means
-    /// nothing).
-    ok: bool,
+    len: usize,
+    symbols: Arc<Vec<u16>>,
+    window: Arc<Vec<u8>>,
+    pieces: Vec<Piece>,
+}
+
+impl Posted {
+    fn new(c: Chunk, window: Vec<u8>) -> Posted {
+        Posted {
+            start: c.start,
+            end: c.end,
+            blocks: c.blocks,
+            len: c.len,
+            pieces: (0..c.len.div_ceil(PIECE).max(1)).map(|_| Piece::Open).collect(),
+            symbols: Arc::new(c.symbols),
+            window: Arc::new(window),
+        }
+    }
+
+    /// The symbols of piece `i`.
+    fn range(&self, i: usize) -> std::ops::Range<usize> {
+        WINDOW + i * PIECE..WINDOW + ((i + 1) * PIECE).min(self.len)
+    }
 }
 
 /// Where a chunk is.
@@ -101,11 +131,8 @@ enum Slot {
     Empty,
     /// Decoded; its window is not known yet.
     Decoded(Chunk),
-    /// Its window is known: to be resolved (by a worker, or the reader).
-    Posted(Chunk, Vec<u8>),
-    /// Being resolved, starting at this bit.
-    Resolving(u64),
-    Resolved(Resolved),
+    /// Its window is known.
+    Posted(Posted),
 }
 
 impl Slot {
@@ -113,9 +140,8 @@ impl Slot {
     fn start(&self) -> Option<u64> {
         match self {
             Slot::Empty => None,
-            Slot::Decoded(c) | Slot::Posted(c, _) => Some(c.start),
-            Slot::Resolving(s) => Some(*s),
-            Slot::Resolved(r) => Some(r.start),
+            Slot::Decoded(c) => Some(c.start),
+            Slot::Posted(p) => Some(p.start),
         }
     }
 }
@@ -132,27 +158,87 @@ struct State {
     quit: bool,
 }
 
+impl State {
+    /// Claims the first open piece of a posted chunk: (chunk, piece).
+    fn claim(&mut self) -> Option<(u64, usize)> {
+        for (&j, slot) in self.slots.iter_mut() {
+            if let Slot::Posted(p) = slot
+                && let Some(i) = p.pieces.iter().position(|x| matches!(x, Piece::Open))
+            {
+                p.pieces[i] = Piece::Claimed;
+                return Some((j, i));
+            }
+        }
+        None
+    }
+
+    /// Puts a slot's buffers back in the pools.
+    fn recycle(&mut self, slot: Slot) {
+        match slot {
+            Slot::Decoded(c) => self.symbols.push(c.symbols),
+            Slot::Posted(p) => {
+                if let Ok(b) = Arc::try_unwrap(p.symbols) {
+                    self.symbols.push(b);
+                }
+                for x in p.pieces {
+                    if let Piece::Done(t, _) = x {
+                        self.texts.push(t);
+                    }
+                }
+            }
+            Slot::Empty => {}
+        }
+    }
+}
+
+/// Where the time goes, for `benches/` (`LIDX_SPECULATIVE_STATS=1`
+/// prints it when the decode ends): nanoseconds and bytes of text.
+#[derive(Default)]
+struct Costs {
+    /// The reader's exact decodes.
+    exact_ns: AtomicU64,
+    exact_bytes: AtomicU64,
+    /// The workers' marker decodes (finding the first block included,
+    /// resolving done between blocks not).
+    marker_ns: AtomicU64,
+    marker_bytes: AtomicU64,
+    /// Resolving pieces, by any thread, and by the reader.
+    resolve_ns: AtomicU64,
+    resolve_bytes: AtomicU64,
+    reader_resolve_ns: AtomicU64,
+    /// The reader waiting for a worker.
+    wait_ns: AtomicU64,
+}
+
+impl Costs {
+    fn add(counter: &AtomicU64, since: Option<std::time::Instant>) {
+        if let Some(t) = since {
+            counter.fetch_add(t.elapsed().as_nanos() as u64, Ordering::Relaxed);
+        }
+    }
+}
+
 /// What the reader shares with its workers.
 pub(crate) struct Shared {
     state: Mutex<State>,
     /// Wakes workers (the reader moved on, a window was posted) and the
-    /// reader (a chunk is in).
+    /// reader (a chunk is in, a piece is done).
     wake: Condvar,
+    /// A posted chunk may have open pieces (workers look between blocks).
+    open: AtomicBool,
     /// Compressed bytes per chunk.
     chunk: u64,
     /// Chunks decoded from a bit the exact decode passed (not a block
     /// start, or a block the finder took the wrong one of).
-    false_starts: std::sync::atomic::AtomicU64,
-    dbg: [std::sync::atomic::AtomicU64; 6],
+    false_starts: AtomicU64,
+    /// Measured when asked for.
+    costs: Option<Costs>,
 }
 
 impl Shared {
     /// The state shared over archive `gz`.
     pub(crate) fn new(gz: &dyn ReadAt) -> Shared {
         Shared {
-            chunk: chunk_len(gz.len()),
-            false_starts: Default::default(),
-            dbg: Default::default(),
             state: Mutex::new(State {
                 next: 1,
                 done: 0,
@@ -162,11 +248,79 @@ impl Shared {
                 quit: false,
             }),
             wake: Condvar::new(),
+            open: AtomicBool::new(false),
+            chunk: chunk_len(gz.len()),
+            false_starts: AtomicU64::new(0),
+            costs: std::env::var_os("LIDX_SPECULATIVE_STATS").map(|_| Costs::default()),
         }
     }
 
     fn index(&self, bit: u64) -> u64 {
         bit / (self.chunk * 8)
+    }
+
+    /// Now, when costs are measured.
+    fn clock(&self) -> Option<std::time::Instant> {
+        self.costs.as_ref().map(|_| std::time::Instant::now())
+    }
+
+    /// Adds the time since `t` (and `bytes`) to the counters `pick`s.
+    fn count(
+        &self,
+        t: Option<std::time::Instant>,
+        bytes: usize,
+        pick: impl Fn(&Costs) -> (&AtomicU64, Option<&AtomicU64>),
+    ) {
+        if let Some(c) = &self.costs {
+            let (ns, b) = pick(c);
+            Costs::add(ns, t);
+            if let Some(b) = b {
+                b.fetch_add(bytes as u64, Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// Resolves piece `i` of chunk `j` (claimed by the caller), with the
+    /// state unlocked meanwhile.
+    fn resolve_piece(
+        &self,
+        s: &mut parking_lot::MutexGuard<'_, State>,
+        j: u64,
+        i: usize,
+        reader: bool,
+    ) {
+        let Some(Slot::Posted(p)) = s.slots.get(&j) else {
+            unreachable!("a claimed piece's chunk stays until it is handed on");
+        };
+        let (symbols, window, range) = (p.symbols.clone(), p.window.clone(), p.range(i));
+        let mut text = s.texts.pop().unwrap_or_default();
+        let (text, crc) = parking_lot::MutexGuard::unlocked(s, || {
+            let t = self.clock();
+            // The window was checked to cover every marker when posted.
+            let n = range.len();
+            let ok = marker::resolve(&symbols[range], &window, &mut text);
+            if reader {
+                self.count(t, 0, |c| (&c.reader_resolve_ns, None));
+            }
+            self.count(t, n, |c| (&c.resolve_ns, Some(&c.resolve_bytes)));
+            debug_assert!(ok);
+            let mut crc = crc32fast::Hasher::new();
+            crc.update(&text);
+            (text, crc)
+        });
+        match s.slots.get_mut(&j) {
+            Some(Slot::Posted(p)) => p.pieces[i] = Piece::Done(text, crc),
+            _ => s.texts.push(text),
+        }
+        self.wake.notify_all();
+    }
+
+    /// Resolves open pieces while there are any.
+    fn help(&self, s: &mut parking_lot::MutexGuard<'_, State>) {
+        while let Some((j, i)) = s.claim() {
+            self.resolve_piece(s, j, i, false);
+        }
+        self.open.store(false, Ordering::Relaxed);
     }
 }
 
@@ -190,11 +344,12 @@ enum Item {
 enum Phase<'s> {
     /// Decode with the exact decoder.
     Exact(Inflater<'s>),
-    /// Hand on worker chunk `j`, whose start (text offset `uncomp`) was
-    /// reached with the member's text so far hashing to `crc`, `member`
-    /// bytes long.
+    /// Hand on piece `piece` of worker chunk `j`, whose start (text offset
+    /// `uncomp`) was reached `member` bytes into its member; the member's
+    /// text before the piece hashes to `crc`.
     Chunk {
         j: u64,
+        piece: usize,
         uncomp: u64,
         crc: crc32fast::Hasher,
         member: u64,
@@ -219,6 +374,13 @@ pub(crate) struct Speculative<'s> {
     input: Vec<u8>,
     /// Chunks handed on.
     used: u64,
+    /// When costs are measured: the start, and the bytes handed on.
+    stats: Option<Stats>,
+}
+
+struct Stats {
+    begin: std::time::Instant,
+    bytes: u64,
 }
 
 impl<'s> Speculative<'s> {
@@ -249,14 +411,53 @@ impl<'s> Speculative<'s> {
             last: (0, 0),
             input: Vec::new(),
             used: 0,
+            stats: shared.costs.as_ref().map(|_| Stats {
+                begin: std::time::Instant::now(),
+                bytes: 0,
+            }),
         }
+    }
+
+    /// Prints the costs measured (see [`Costs`]).
+    fn report(&self) {
+        let (Some(st), Some(c)) = (&self.stats, &self.shared.costs) else {
+            return;
+        };
+        let get = |a: &AtomicU64| a.load(Ordering::Relaxed) as f64;
+        let per = |ns: &AtomicU64, b: &AtomicU64| get(ns) / get(b).max(1.0);
+        // The reader is busy but when it waits: what it does besides
+        // decoding and resolving is handing the text on.
+        let wall = st.begin.elapsed().as_nanos() as f64;
+        let hand_on = wall - get(&c.exact_ns) - get(&c.reader_resolve_ns) - get(&c.wait_ns);
+        eprintln!(
+            "lidx: speculative: chunk {} B, chunks used {}, false starts {}, text {} B, wall {} ns, \
+             hand-on {:.3} ns/B, exact {:.3} ns/B over {} B, marker {:.3} ns/B over {} B, \
+             resolve {:.3} ns/B, reader waited {} ns",
+            self.shared.chunk,
+            self.used,
+            self.shared.false_starts.load(Ordering::Relaxed),
+            st.bytes,
+            wall,
+            hand_on / (st.bytes.max(1) as f64),
+            per(&c.exact_ns, &c.exact_bytes),
+            get(&c.exact_bytes),
+            per(&c.marker_ns, &c.marker_bytes),
+            get(&c.marker_bytes),
+            per(&c.resolve_ns, &c.resolve_bytes),
+            get(&c.wait_ns),
+        );
     }
 
     /// The next event, as [`Inflater::next_event`].
     pub(crate) fn next_event(&mut self) -> Result<Option<Event<'_>>> {
         loop {
             match self.queue.pop_front() {
-                Some(Item::Data(from, to)) => return Ok(Some(Event::Data(&self.text[from..to]))),
+                Some(Item::Data(from, to)) => {
+                    if let Some(st) = self.stats.as_mut() {
+                        st.bytes += (to - from) as u64;
+                    }
+                    return Ok(Some(Event::Data(&self.text[from..to])));
+                }
                 Some(Item::Boundary {
                     comp_bit,
                     uncomp,
@@ -286,10 +487,11 @@ impl<'s> Speculative<'s> {
                 Phase::Exact(inf) => self.exact(inf),
                 Phase::Chunk {
                     j,
+                    piece,
                     uncomp,
                     crc,
                     member,
-                } => self.chunk(j, uncomp, crc, member)?,
+                } => self.piece(j, piece, uncomp, crc, member)?,
                 Phase::Done => return Ok(None),
             }
         }
@@ -297,8 +499,31 @@ impl<'s> Speculative<'s> {
 
     /// Decodes with `inf` up to the start of a worker's chunk (posting
     /// its window), the end, an error, or a bounded amount of text.
-    fn exact(&mut self, mut inf: Inflater<'s>) {
+    fn exact(&mut self, inf: Inflater<'s>) {
+        let t = self.shared.clock();
+        let waited = self.shared.costs.as_ref().map(|c| c.wait_ns.load(Ordering::Relaxed));
+        self.exact_inner(inf);
+        let bytes = self.text.len();
+        if let (Some(c), Some(t), Some(w)) = (&self.shared.costs, t, waited) {
+            // Less the waits for a chunk at its start.
+            let waited = c.wait_ns.load(Ordering::Relaxed) - w;
+            c.exact_ns.fetch_add((t.elapsed().as_nanos() as u64).saturating_sub(waited), Ordering::Relaxed);
+            c.exact_bytes.fetch_add(bytes as u64, Ordering::Relaxed);
+        }
+    }
+
+    fn exact_inner(&mut self, mut inf: Inflater<'s>) {
         self.prefix = inf.window();
+        {
+            // The longest buffer of the pool: this text is a chunk's or
+            // more, pieces are shorter.
+            let mut s = self.shared.state.lock();
+            if let Some(k) = (0..s.texts.len()).max_by_key(|&k| s.texts[k].capacity())
+                && s.texts[k].capacity() > self.text.capacity()
+            {
+                std::mem::swap(&mut self.text, &mut s.texts[k]);
+            }
+        }
         self.text.clear();
         let cap = (4 * MAX_RATIO * self.shared.chunk) as usize;
         while self.text.len() < cap {
@@ -325,10 +550,12 @@ impl<'s> Speculative<'s> {
                         continue;
                     }
                     let Some(crc) = crc else { continue };
-                    if let Some(j) = self.chunk_at(comp_bit) {
-                        post(self.shared, j, inf.window(), member);
+                    if let Some(j) = self.chunk_at(comp_bit)
+                        && post(self.shared, j, inf.window(), member)
+                    {
                         self.phase = Phase::Chunk {
                             j,
+                            piece: 0,
                             uncomp,
                             crc,
                             member,
@@ -349,70 +576,121 @@ impl<'s> Speculative<'s> {
         self.phase = Phase::Exact(inf);
     }
 
-    /// Hands on worker chunk `j` (resolving it here if no worker has
-    /// begun to), then goes on after it.
-    fn chunk(
+    /// Hands on piece `i` of worker chunk `j` (resolving pieces here
+    /// while none is done and some are open), then goes on after it.
+    fn piece(
         &mut self,
         j: u64,
+        i: usize,
         uncomp: u64,
         mut crc: crc32fast::Hasher,
         member: u64,
     ) -> Result<()> {
-        let r = take_resolved(self.shared, j);
-        let old = std::mem::replace(&mut self.text, r.text);
-        self.shared.state.lock().texts.push(old);
-        if !r.ok {
-            // Decode it exactly instead (its start was reported).
-            let ap = AccessPoint {
-                comp_bit: r.start,
-                uncomp,
-                window: r.window,
-                member_start: false,
-                span_crc: None,
+        let shared = self.shared;
+        let mut s = shared.state.lock();
+        let (text, piece_crc) = loop {
+            let Some(Slot::Posted(p)) = s.slots.get_mut(&j) else {
+                unreachable!("a posted chunk stays until handed on");
             };
-            self.text.clear();
-            self.phase = Phase::Exact(Inflater::resume_member(self.gz, &ap, crc, member)?);
-            return Ok(());
+            if let Piece::Done(..) = p.pieces[i] {
+                let Piece::Done(t, h) = std::mem::replace(&mut p.pieces[i], Piece::Taken) else {
+                    unreachable!()
+                };
+                break (t, h);
+            }
+            match s.claim() {
+                Some((k, x)) => shared.resolve_piece(&mut s, k, x, true),
+                None => {
+                    assert!(!s.quit, "a worker panicked");
+                    let t = shared.clock();
+                    shared.wake.wait(&mut s);
+                    shared.count(t, 0, |c| (&c.wait_ns, None));
+                }
+            }
+        };
+        let Some(Slot::Posted(p)) = s.slots.get(&j) else {
+            unreachable!()
+        };
+        let lo = i * PIECE;
+        let hi = lo + text.len();
+        let last = i + 1 == p.pieces.len();
+        let (end, len) = (p.end, p.len);
+        let mut bounds: Vec<(u64, usize)> = p
+            .blocks
+            .iter()
+            .copied()
+            .filter(|&(_, at)| at >= lo && (at < hi || last))
+            .collect();
+        if last {
+            bounds.push((end, hi));
         }
-        self.used += 1;
-        self.prefix = r.window;
-        crc.combine(&r.crc);
-        let len = self.text.len();
         let wlen = |at: usize| (member + at as u64).min(WINDOW as u64) as usize;
-        let mut from = 0;
-        for &(bit, at) in r.blocks.iter().chain(std::iter::once(&(r.end, len))) {
+        // The window before this piece.
+        let prefix = if i == 0 {
+            p.window.as_ref().clone()
+        } else {
+            self.window_at(self.text.len(), wlen(lo))
+        };
+        let old = std::mem::replace(&mut self.text, text);
+        s.texts.push(old);
+        self.prefix = prefix;
+        crc.combine(&piece_crc);
+        let mut from = lo;
+        for (bit, at) in bounds {
             while from < at {
                 let to = at.min(from + STEP);
-                self.queue.push_back(Item::Data(from, to));
+                self.queue.push_back(Item::Data(from - lo, to - lo));
                 from = to;
             }
             self.queue.push_back(Item::Boundary {
                 comp_bit: bit,
                 uncomp: uncomp + at as u64,
                 member_start: false,
-                at,
+                at: at - lo,
                 window: wlen(at),
             });
         }
+        while from < hi {
+            let to = hi.min(from + STEP);
+            self.queue.push_back(Item::Data(from - lo, to - lo));
+            from = to;
+        }
+        if !last {
+            self.phase = Phase::Chunk {
+                j,
+                piece: i + 1,
+                uncomp,
+                crc,
+                member,
+            };
+            return Ok(());
+        }
+        // The chunk has ended at a block start.
+        let slot = s.slots.remove(&j).expect("the chunk");
+        s.recycle(slot);
+        drop(s);
+        self.used += 1;
         let member = member + len as u64;
-        if self.shared.index(r.end) > j
-            && let Some(next) = self.chunk_at(r.end)
+        let uncomp = uncomp + len as u64;
+        let window = self.window_at(self.text.len(), wlen(len));
+        if shared.index(end) > j
+            && let Some(next) = self.chunk_at(end)
+            && post(shared, next, window.clone(), member)
         {
-            // The next chunk starts where this one ends: its window is
-            // this one's end.
-            post(self.shared, next, self.window_at(len, wlen(len)), member);
+            // The next chunk starts where this one ends.
             self.phase = Phase::Chunk {
                 j: next,
-                uncomp: uncomp + len as u64,
+                piece: 0,
+                uncomp,
                 crc,
                 member,
             };
             return Ok(());
         }
         let ap = AccessPoint {
-            comp_bit: r.end,
-            uncomp: uncomp + len as u64,
-            window: self.window_at(len, wlen(len)),
+            comp_bit: end,
+            uncomp,
+            window,
             member_start: false,
             span_crc: None,
         };
@@ -438,7 +716,7 @@ impl<'s> Speculative<'s> {
             s.done = j;
             let keep = s.slots.split_off(&j);
             for slot in std::mem::replace(&mut s.slots, keep).into_values() {
-                recycle(&mut s, slot);
+                s.recycle(slot);
             }
             shared.wake.notify_all();
         }
@@ -455,18 +733,20 @@ impl<'s> Speculative<'s> {
                     // No block found, or one before this boundary that
                     // the exact decode passed: a false positive.
                     if found.is_some() {
-                        shared
-                            .false_starts
-                            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        shared.false_starts.fetch_add(1, Ordering::Relaxed);
                     }
                     let slot = s.slots.remove(&j).expect("the slot");
-                    recycle(&mut s, slot);
+                    s.recycle(slot);
                     s.done = j + 1;
                     shared.wake.notify_all();
                     return None;
                 }
                 None if s.quit => return None,
-                None => { let t = std::time::Instant::now(); shared.wake.wait(&mut s); shared.dbg[0].fetch_add(t.elapsed().as_micros() as u64, std::sync::atomic::Ordering::Relaxed); }
+                None => {
+                    let t = shared.clock();
+                    shared.wake.wait(&mut s);
+                    shared.count(t, 0, |c| (&c.wait_ns, None));
+                }
             }
         }
     }
@@ -503,18 +783,22 @@ impl<'s> Speculative<'s> {
 
 impl Drop for Speculative<'_> {
     fn drop(&mut self) {
-        if std::env::var_os("LIDX_SPEC_DEBUG").is_some() { eprintln!("wait decode {} us, wait resolve {} us, reader resolves {}, worker idle {} us, worker resolves {}, used {}", self.shared.dbg[0].load(std::sync::atomic::Ordering::Relaxed), self.shared.dbg[1].load(std::sync::atomic::Ordering::Relaxed), self.shared.dbg[2].load(std::sync::atomic::Ordering::Relaxed), self.shared.dbg[3].load(std::sync::atomic::Ordering::Relaxed), self.shared.dbg[4].load(std::sync::atomic::Ordering::Relaxed), self.used); }
-        self.phase = Phase::Done;
+        if self.stats.is_some() {
+            self.report();
+        }
         self.shared.state.lock().quit = true;
         self.shared.wake.notify_all();
     }
 }
 
-/// Gives chunk `j` its window (the `member` bytes of the member's text
-/// before it, the last 32 KiB), and each decoded chunk that follows it
-/// directly the window at its start, so that workers can resolve them.
-fn post(shared: &Shared, mut j: u64, mut window: Vec<u8>, mut member: u64) {
+/// Gives chunk `j` its window (the last 32 KiB of the `member` bytes of
+/// the member's text before it), and each decoded chunk that follows it
+/// directly the window at its start, so that its pieces can be resolved.
+/// False when a marker of chunk `j` refers before the window (the member
+/// started less than 32 KiB before): then the chunk is dropped.
+fn post(shared: &Shared, mut j: u64, mut window: Vec<u8>, mut member: u64) -> bool {
     let mut s = shared.state.lock();
+    let mut first = true;
     loop {
         let c = match s.slots.remove(&j) {
             Some(Slot::Decoded(c)) => c,
@@ -525,12 +809,21 @@ fn post(shared: &Shared, mut j: u64, mut window: Vec<u8>, mut member: u64) {
             }
             None => unreachable!("a chunk is posted after it was decoded"),
         };
+        if window.len() < WINDOW && !marker::within(&c.symbols[WINDOW..WINDOW + c.len], window.len())
+        {
+            s.recycle(Slot::Decoded(c));
+            if first {
+                return false;
+            }
+            break;
+        }
         let next = match s.slots.get(&(j + 1)) {
             Some(Slot::Decoded(n)) if n.start == c.end => tail(&c, &window, member),
             _ => None,
         };
         member += c.len as u64;
-        s.slots.insert(j, Slot::Posted(c, window));
+        s.slots.insert(j, Slot::Posted(Posted::new(c, window)));
+        first = false;
         match next {
             Some(w) => {
                 window = w;
@@ -539,7 +832,9 @@ fn post(shared: &Shared, mut j: u64, mut window: Vec<u8>, mut member: u64) {
             None => break,
         }
     }
+    shared.open.store(true, Ordering::Relaxed);
     shared.wake.notify_all();
+    true
 }
 
 /// The window at the end of chunk `c`, resolved with `window` at its
@@ -560,71 +855,26 @@ fn tail(c: &Chunk, window: &[u8], member: u64) -> Option<Vec<u8>> {
     Some(t)
 }
 
-/// Chunk `j` resolved: resolves it here if no worker has begun to, else
-/// waits for the worker.
-fn take_resolved(shared: &Shared, j: u64) -> Resolved {
-    let mut s = shared.state.lock();
-    loop {
-        match s.slots.remove(&j) {
-            Some(Slot::Resolved(r)) => return r,
-            Some(Slot::Posted(c, window)) => {
-                s.slots.insert(j, Slot::Resolving(c.start));
-                let text = s.texts.pop().unwrap_or_default();
-                drop(s);
-                shared.dbg[2].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let (r, symbols) = resolve(c, window, text);
-                s = shared.state.lock();
-                s.symbols.push(symbols);
-                s.slots.remove(&j);
-                return r;
-            }
-            Some(other) => {
-                s.slots.insert(j, other);
-                assert!(!s.quit, "a worker panicked");
-                let t = std::time::Instant::now(); shared.wake.wait(&mut s); shared.dbg[1].fetch_add(t.elapsed().as_micros() as u64, std::sync::atomic::Ordering::Relaxed);
-            }
-            None => unreachable!("a posted chunk stays until taken"),
-        }
-    }
-}
-
-/// Resolves `c` with `window` into `text`; gives back its symbol buffer.
-fn resolve(c: Chunk, window: Vec<u8>, mut text: Vec<u8>) -> (Resolved, Vec<u16>) {
-    let ok = marker::resolve(&c.symbols[WINDOW..WINDOW + c.len], &window, &mut text);
-    let mut crc = crc32fast::Hasher::new();
-    if ok {
-        crc.update(&text);
-    }
-    let r = Resolved {
-        start: c.start,
-        end: c.end,
-        blocks: c.blocks,
-        window,
-        text,
-        crc,
-        ok,
-    };
-    (r, c.symbols)
-}
-
-/// Puts a slot's buffers back in the pools.
-fn recycle(s: &mut State, slot: Slot) {
-    match slot {
-        Slot::Decoded(c) | Slot::Posted(c, _) => s.symbols.push(c.symbols),
-        Slot::Resolved(r) => s.texts.push(r.text),
-        Slot::Empty | Slot::Resolving(_) => {}
-    }
-}
-
-/// A worker: resolves posted chunks first; otherwise claims the chunks
-/// the reader does not decode itself, a few ahead of it, and decodes
-/// each from its first block.
+/// A worker: resolves pieces of posted chunks first (also between the
+/// blocks it decodes); otherwise claims the chunks the reader does not
+/// decode itself, a few ahead of it, and decodes each from its first
+/// block.
 fn worker(gz: &dyn ReadAt, shared: &Shared, period: u64, workers: u64) {
     let _guard = QuitOnPanic(shared);
     let mut dec = marker::Decoder::default();
     let mut input = Vec::new();
     let ahead = 2 * period + workers;
     let chunk = shared.chunk;
+    let helped = std::cell::Cell::new(0u64);
+    let mut between = || {
+        if shared.open.load(Ordering::Relaxed) {
+            let t = shared.clock();
+            shared.help(&mut shared.state.lock());
+            if let Some(t) = t {
+                helped.set(helped.get() + t.elapsed().as_nanos() as u64);
+            }
+        }
+    };
     loop {
         let (j, out) = {
             let mut s = shared.state.lock();
@@ -632,29 +882,7 @@ fn worker(gz: &dyn ReadAt, shared: &Shared, period: u64, workers: u64) {
                 if s.quit {
                     return;
                 }
-                let posted = s
-                    .slots
-                    .iter()
-                    .find_map(|(&k, v)| matches!(v, Slot::Posted(..)).then_some(k));
-                if let Some(k) = posted {
-                    let Some(Slot::Posted(c, window)) = s.slots.remove(&k) else {
-                        unreachable!()
-                    };
-                    s.slots.insert(k, Slot::Resolving(c.start));
-                    let text = s.texts.pop().unwrap_or_default();
-                    drop(s);
-                    shared.dbg[4].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    let (r, symbols) = resolve(c, window, text);
-                    s = shared.state.lock();
-                    s.symbols.push(symbols);
-                    if s.slots.contains_key(&k) {
-                        s.slots.insert(k, Slot::Resolved(r));
-                    } else {
-                        s.texts.push(r.text);
-                    }
-                    shared.wake.notify_all();
-                    continue;
-                }
+                shared.help(&mut s);
                 if s.next < s.done {
                     s.next = s.done;
                 }
@@ -664,7 +892,7 @@ fn worker(gz: &dyn ReadAt, shared: &Shared, period: u64, workers: u64) {
                 if s.next * chunk < gz.len() && s.next < s.done + ahead {
                     break;
                 }
-                let t = std::time::Instant::now(); shared.wake.wait(&mut s); shared.dbg[3].fetch_add(t.elapsed().as_micros() as u64, std::sync::atomic::Ordering::Relaxed);
+                shared.wake.wait(&mut s);
             }
             let j = s.next;
             s.next += 1;
@@ -677,7 +905,16 @@ fn worker(gz: &dyn ReadAt, shared: &Shared, period: u64, workers: u64) {
         let found = match gz.read_exact_at(&mut input, from) {
             Ok(()) => {
                 let bits = (chunk * 8) as usize;
-                dec.find_and_decode(&input, 0, bits, bits, &mut out)
+                let t = shared.clock();
+                let before = helped.get();
+                let d = dec.find_and_decode(&input, 0, bits, bits, &mut out, &mut between);
+                if let (Some(c), Some(t)) = (&shared.costs, t) {
+                    let ns = (t.elapsed().as_nanos() as u64).saturating_sub(helped.get() - before);
+                    c.marker_ns.fetch_add(ns, Ordering::Relaxed);
+                    let n = d.as_ref().map_or(0, |d| d.len);
+                    c.marker_bytes.fetch_add(n as u64, Ordering::Relaxed);
+                }
+                d
             }
             Err(_) => None,
         };
@@ -700,7 +937,7 @@ fn worker(gz: &dyn ReadAt, shared: &Shared, period: u64, workers: u64) {
             }
         };
         if j < s.done {
-            recycle(&mut s, slot);
+            s.recycle(slot);
         } else {
             s.slots.insert(j, slot);
         }

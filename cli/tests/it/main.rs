@@ -23,6 +23,9 @@
 //!   directory (globs, ignore files, hidden files, `-l`, `-c`, headings,
 //!   `-0`, JSON over files, ...), each a layout run by the live ripgrep
 //!   15.2.0 and by `lidx grep` (twice: building sidecars, then with them).
+//! - [`speculative`]: ordinary gzip archives decoded on several cores
+//!   at ingest: the same sidecar as `-j 1` for gzip, pigz, members,
+//!   stored blocks, damage and stored deflate data (false starts).
 //! - [`gz`]: gzip sources (gzip, pigz, flate2, members, damage) against the
 //!   decompressed text, `zcat | sed` and `zcat | rg`.
 //! - [`remote`]: URLs served by nginx, moto (S3) and a fault proxy, against
@@ -70,6 +73,7 @@ mod rgsuite;
 mod run;
 mod ship;
 mod sidecar;
+mod speculative;
 mod threads;
 mod time;
 mod timelogs;
