@@ -420,7 +420,9 @@ impl Decoder {
         }
         lens[256] != 0
             && self.lit.build(&lens[..nlit], lit_entry, false)
-            && self.dist.build(&lens[nlit..nlit + ndist], dist_entry, false)
+            && self
+                .dist
+                .build(&lens[nlit..nlit + ndist], dist_entry, false)
     }
 
     /// Decodes a Huffman block's symbols, up to its end-of-block code.
@@ -456,8 +458,7 @@ impl Decoder {
                 LEN => {
                     let n = e & 31;
                     let extra = (e >> 8) & 15;
-                    let len =
-                        (e >> 16) as usize + ((bits.buf >> n) & ((1 << extra) - 1)) as usize;
+                    let len = (e >> 16) as usize + ((bits.buf >> n) & ((1 << extra) - 1)) as usize;
                     bits.consume(n + extra);
                     let d = self.dist.lookup(bits.buf);
                     if d & KIND != LEN {
@@ -465,8 +466,7 @@ impl Decoder {
                     }
                     let n = d & 31;
                     let extra = (d >> 8) & 15;
-                    let dist =
-                        (d >> 16) as usize + ((bits.buf >> n) & ((1 << extra) - 1)) as usize;
+                    let dist = (d >> 16) as usize + ((bits.buf >> n) & ((1 << extra) - 1)) as usize;
                     bits.consume(n + extra);
                     if dist > p {
                         break BlockEnd::Bad;
@@ -685,14 +685,22 @@ mod tests {
         let mut x = seed | 1;
         let mut out = Vec::with_capacity(n);
         let words = [
-            "GET ", "POST ", "/index.html ", "200 ", "404 ", "user=", "alice ", "bob ", "ms=",
+            "GET ",
+            "POST ",
+            "/index.html ",
+            "200 ",
+            "404 ",
+            "user=",
+            "alice ",
+            "bob ",
+            "ms=",
         ];
         while out.len() < n {
             x ^= x << 13;
             x ^= x >> 7;
             x ^= x << 17;
             out.extend_from_slice(words[(x % words.len() as u64) as usize].as_bytes());
-            if x % 7 == 0 {
+            if x.is_multiple_of(7) {
                 out.extend_from_slice(format!("{}\n", x % 100_000).as_bytes());
             }
         }
@@ -751,7 +759,9 @@ mod tests {
         }
         // The finder, from a bit before each dynamic block, finds it (or
         // one before it, which must then be real or decode the same).
-        let dynamic = |bit: usize| (deflate[bit / 8] as u16 | (deflate[bit / 8 + 1] as u16) << 8) >> (bit % 8) & 7 == 4;
+        let dynamic = |bit: usize| {
+            (deflate[bit / 8] as u16 | (deflate[bit / 8 + 1] as u16) << 8) >> (bit % 8) & 7 == 4
+        };
         for &(bit, uncomp) in bounds[1..last].iter().filter(|b| dynamic(b.0)) {
             let from = bit.saturating_sub(3000);
             let d = dec
@@ -794,12 +804,16 @@ mod tests {
         assert_eq!((d.end, d.len), (b2, u2 - u0));
         // An output too small for two blocks stops after one.
         let mut out = output(bounds[1].1 - u0 + 10);
-        let d = dec.decode(deflate, b0, usize::MAX, &mut out, &mut || {}).unwrap();
+        let d = dec
+            .decode(deflate, b0, usize::MAX, &mut out, &mut || {})
+            .unwrap();
         assert_eq!(d.end, bounds[1].0);
         // Cut input: stops at the last whole block.
         let cut = &deflate[..bounds[3].0 / 8 - 2];
         let mut out = output(plain.len());
-        let d = dec.decode(cut, b0, usize::MAX, &mut out, &mut || {}).unwrap();
+        let d = dec
+            .decode(cut, b0, usize::MAX, &mut out, &mut || {})
+            .unwrap();
         assert_eq!(d.end, bounds[2].0);
     }
 

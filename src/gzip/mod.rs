@@ -9,8 +9,8 @@
 //! scans work on it unchanged.
 
 pub mod header;
-pub(crate) mod marker;
 pub mod inflate;
+pub(crate) mod marker;
 pub mod sparse;
 pub mod text;
 pub(crate) mod zlib;

@@ -71,7 +71,7 @@ fn period(workers: usize) -> u64 {
 
 /// True when chunk `j` is decoded by a worker.
 fn speculated(j: u64, period: u64) -> bool {
-    j % period != 0
+    !j.is_multiple_of(period)
 }
 
 /// A chunk a worker decoded: bits are file offsets.
@@ -113,7 +113,9 @@ impl Posted {
             end: c.end,
             blocks: c.blocks,
             len: c.len,
-            pieces: (0..c.len.div_ceil(PIECE).max(1)).map(|_| Piece::Open).collect(),
+            pieces: (0..c.len.div_ceil(PIECE).max(1))
+                .map(|_| Piece::Open)
+                .collect(),
             symbols: Arc::new(c.symbols),
             window: Arc::new(window),
         }
@@ -343,7 +345,7 @@ enum Item {
 /// What the reader does next.
 enum Phase<'s> {
     /// Decode with the exact decoder.
-    Exact(Inflater<'s>),
+    Exact(Box<Inflater<'s>>),
     /// Hand on piece `piece` of worker chunk `j`, whose start (text offset
     /// `uncomp`) was reached `member` bytes into its member; the member's
     /// text before the piece hashes to `crc`.
@@ -404,7 +406,7 @@ impl<'s> Speculative<'s> {
             gz,
             shared,
             period,
-            phase: Phase::Exact(Inflater::new(gz)),
+            phase: Phase::Exact(Box::new(Inflater::new(gz))),
             queue: VecDeque::new(),
             text: Vec::new(),
             prefix: Vec::new(),
@@ -499,20 +501,27 @@ impl<'s> Speculative<'s> {
 
     /// Decodes with `inf` up to the start of a worker's chunk (posting
     /// its window), the end, an error, or a bounded amount of text.
-    fn exact(&mut self, inf: Inflater<'s>) {
+    fn exact(&mut self, inf: Box<Inflater<'s>>) {
         let t = self.shared.clock();
-        let waited = self.shared.costs.as_ref().map(|c| c.wait_ns.load(Ordering::Relaxed));
+        let waited = self
+            .shared
+            .costs
+            .as_ref()
+            .map(|c| c.wait_ns.load(Ordering::Relaxed));
         self.exact_inner(inf);
         let bytes = self.text.len();
         if let (Some(c), Some(t), Some(w)) = (&self.shared.costs, t, waited) {
             // Less the waits for a chunk at its start.
             let waited = c.wait_ns.load(Ordering::Relaxed) - w;
-            c.exact_ns.fetch_add((t.elapsed().as_nanos() as u64).saturating_sub(waited), Ordering::Relaxed);
+            c.exact_ns.fetch_add(
+                (t.elapsed().as_nanos() as u64).saturating_sub(waited),
+                Ordering::Relaxed,
+            );
             c.exact_bytes.fetch_add(bytes as u64, Ordering::Relaxed);
         }
     }
 
-    fn exact_inner(&mut self, mut inf: Inflater<'s>) {
+    fn exact_inner(&mut self, mut inf: Box<Inflater<'s>>) {
         self.prefix = inf.window();
         {
             // The longest buffer of the pool: this text is a chunk's or
@@ -694,7 +703,9 @@ impl<'s> Speculative<'s> {
             member_start: false,
             span_crc: None,
         };
-        self.phase = Phase::Exact(Inflater::resume_member(self.gz, &ap, crc, member)?);
+        self.phase = Phase::Exact(Box::new(Inflater::resume_member(
+            self.gz, &ap, crc, member,
+        )?));
         Ok(())
     }
 
@@ -809,7 +820,8 @@ fn post(shared: &Shared, mut j: u64, mut window: Vec<u8>, mut member: u64) -> bo
             }
             None => unreachable!("a chunk is posted after it was decoded"),
         };
-        if window.len() < WINDOW && !marker::within(&c.symbols[WINDOW..WINDOW + c.len], window.len())
+        if window.len() < WINDOW
+            && !marker::within(&c.symbols[WINDOW..WINDOW + c.len], window.len())
         {
             s.recycle(Slot::Decoded(c));
             if first {
@@ -975,7 +987,16 @@ mod tests {
             x ^= x << 17;
             x
         };
-        let words = ["GET", "POST", "PUT", "alice", "bob", "carol", "/api/v1/items", "/login"];
+        let words = [
+            "GET",
+            "POST",
+            "PUT",
+            "alice",
+            "bob",
+            "carol",
+            "/api/v1/items",
+            "/login",
+        ];
         let mut t = Vec::with_capacity(n + 200);
         while t.len() < n {
             let r = next();
@@ -998,20 +1019,62 @@ mod tests {
         t
     }
 
-    /// Every event of `gz`: text, boundaries and windows at them, and the
-    /// end (or the error).
-    fn events(mut next: impl FnMut() -> Result<Option<(Event<'static>, Vec<u8>)>>) -> (Vec<u8>, Vec<(u64, u64, bool, Vec<u8>)>, String) {
-        let mut text = Vec::new();
-        let mut bounds = Vec::new();
+    /// What the tests read events from.
+    trait Source {
+        fn next(&mut self) -> Result<Option<Event<'_>>>;
+        fn window_here(&self) -> Vec<u8>;
+    }
+
+    impl Source for Inflater<'_> {
+        fn next(&mut self) -> Result<Option<Event<'_>>> {
+            self.next_event()
+        }
+        fn window_here(&self) -> Vec<u8> {
+            self.window()
+        }
+    }
+
+    impl Source for Speculative<'_> {
+        fn next(&mut self) -> Result<Option<Event<'_>>> {
+            self.next_event()
+        }
+        fn window_here(&self) -> Vec<u8> {
+            self.window()
+        }
+    }
+
+    /// Everything a decoder reports: its text, its boundaries with the
+    /// windows there, and how it ended.
+    #[derive(Debug, PartialEq, Default)]
+    struct Trace {
+        text: Vec<u8>,
+        bounds: Vec<(u64, u64, bool, Vec<u8>)>,
+        end: String,
+    }
+
+    fn trace(d: &mut impl Source) -> Trace {
+        let mut t = Trace::default();
         loop {
-            match next() {
-                Ok(Some((Event::Data(d), _))) => text.extend_from_slice(d),
-                Ok(Some((Event::Boundary { comp_bit, uncomp, member_start }, w))) => {
-                    bounds.push((comp_bit, uncomp, member_start, w))
+            let b = match d.next() {
+                Ok(Some(Event::Data(x))) => {
+                    t.text.extend_from_slice(x);
+                    continue;
                 }
-                Ok(None) => return (text, bounds, "end".into()),
-                Err(e) => return (text, bounds, e.to_string()),
-            }
+                Ok(Some(Event::Boundary {
+                    comp_bit,
+                    uncomp,
+                    member_start,
+                })) => (comp_bit, uncomp, member_start),
+                Ok(None) => {
+                    t.end = "end".into();
+                    return t;
+                }
+                Err(e) => {
+                    t.end = e.to_string();
+                    return t;
+                }
+            };
+            t.bounds.push((b.0, b.1, b.2, d.window_here()));
         }
     }
 
@@ -1019,36 +1082,22 @@ mod tests {
     /// `workers` workers are the same; returns the chunks used.
     fn same_events(gz: &[u8], workers: usize) -> u64 {
         let src = MemSource::new(gz.to_vec());
-        let mut inf = Inflater::new(&src);
-        let want = events(|| {
-            Ok(match inf.next_event()? {
-                None => None,
-                Some(Event::Data(d)) => Some((Event::Data(Box::leak(d.to_vec().into_boxed_slice())), Vec::new())),
-                Some(b) => {
-                    let b = match b { Event::Boundary { comp_bit, uncomp, member_start } => Event::Boundary { comp_bit, uncomp, member_start }, Event::Data(_) => unreachable!() };
-                    Some((b, inf.window()))
-                }
-            })
-        });
+        let want = trace(&mut Inflater::new(&src));
         let shared = Shared::new(&src);
         std::thread::scope(|s| {
             let mut sp = Speculative::start(s, &src, &shared, workers);
-            let got = events(|| {
-                Ok(match sp.next_event()? {
-                    None => None,
-                    Some(Event::Data(d)) => Some((Event::Data(Box::leak(d.to_vec().into_boxed_slice())), Vec::new())),
-                    Some(b) => {
-                        let b = match b { Event::Boundary { comp_bit, uncomp, member_start } => Event::Boundary { comp_bit, uncomp, member_start }, Event::Data(_) => unreachable!() };
-                        Some((b, sp.window()))
-                    }
-                })
-            });
-            assert!(got.0 == want.0, "text differs");
-            assert_eq!(got.1.len(), want.1.len(), "boundaries");
-            for (g, w) in got.1.iter().zip(&want.1) {
-                assert!(g == w, "boundary {:?} vs {:?}", (g.0, g.1, g.2), (w.0, w.1, w.2));
+            let got = trace(&mut sp);
+            assert!(got.text == want.text, "text differs");
+            assert_eq!(got.bounds.len(), want.bounds.len(), "boundaries");
+            for (g, w) in got.bounds.iter().zip(&want.bounds) {
+                assert!(
+                    g == w,
+                    "boundary {:?} vs {:?}",
+                    (g.0, g.1, g.2),
+                    (w.0, w.1, w.2)
+                );
             }
-            assert_eq!(got.2, want.2);
+            assert_eq!(got.end, want.end);
             sp.used
         })
     }
@@ -1059,7 +1108,10 @@ mod tests {
         for level in [1, 6, 9] {
             let gz = crate::gzip::inflate::tests::gz(&t, level);
             for w in [1, 2, 3] {
-                assert!(same_events(&gz, w) > 0, "level {level}, {w} workers: no chunk used");
+                assert!(
+                    same_events(&gz, w) > 0,
+                    "level {level}, {w} workers: no chunk used"
+                );
             }
         }
         if let Some(gz) = crate::gzip::compress_with("pigz", &["-6c"], &t) {

@@ -20,7 +20,17 @@ use std::process::Command;
 /// no newline at the end when `seed` is odd.
 fn log(seed: u64, size: usize) -> Vec<u8> {
     let mut rng = Rng::new(seed);
-    let words = ["GET", "POST", "alice", "bob", "carol", "/api/items", "/login", "ok", "denied"];
+    let words = [
+        "GET",
+        "POST",
+        "alice",
+        "bob",
+        "carol",
+        "/api/items",
+        "/login",
+        "ok",
+        "denied",
+    ];
     let mut t = Vec::with_capacity(size + 200);
     while t.len() < size {
         let w = |rng: &mut Rng| words[rng.below(words.len() as u64) as usize];
@@ -81,8 +91,16 @@ fn chunk_counts(path: &Path) -> (u64, u64) {
         .find(|l| l.starts_with("lidx: speculative: "))
         .unwrap_or_else(|| panic!("no cost report: {}", o.stderr));
     let field = |name: &str| -> u64 {
-        let at = line.find(name).unwrap_or_else(|| panic!("{name} in {line}")) + name.len();
-        line[at..].split(|c: char| !c.is_ascii_digit()).next().unwrap().parse().unwrap()
+        let at = line
+            .find(name)
+            .unwrap_or_else(|| panic!("{name} in {line}"))
+            + name.len();
+        line[at..]
+            .split(|c: char| !c.is_ascii_digit())
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap()
     };
     (field("chunks used "), field("false starts "))
 }
@@ -97,7 +115,10 @@ fn check(dir: &Path, name: &str, archive: &[u8], text: &[u8], min_used: u64) -> 
     assert!(pipe("zcat", &[], archive) == text, "{name}: zcat");
     answers_are_the_text(&path, text, name);
     let (used, false_starts) = chunk_counts(&path);
-    assert!(used >= min_used, "{name}: {used} chunks used, want {min_used}");
+    assert!(
+        used >= min_used,
+        "{name}: {used} chunks used, want {min_used}"
+    );
     false_starts
 }
 
