@@ -92,6 +92,8 @@ pub struct Inflater<'s> {
     /// The most output one step produces ([`Inflater::data_until`] lowers
     /// it near its end, so that a decode stops close to where it must).
     max_step: usize,
+    /// Input read for [`Inflater::input_from`] outside the buffer.
+    aside: Vec<u8>,
 }
 
 impl std::fmt::Debug for Inflater<'_> {
@@ -125,6 +127,7 @@ impl<'s> Inflater<'s> {
             pending: None,
             pending_err: None,
             max_step: OUT_SIZE,
+            aside: Vec::new(),
         }
     }
 
@@ -143,8 +146,19 @@ impl<'s> Inflater<'s> {
         me.r.resume(num_bits, bit_buf, &ap.window);
         me.last_boundary = ap.comp_bit;
         let w = ap.window.len().min(WINDOW);
-        me.out[..w].copy_from_slice(&ap.window[ap.window.len() - w..]);
-        me.out_pos = w;
+        let window = &ap.window[ap.window.len() - w..];
+        // The window ends where a decode from the start of the file would
+        // have written it in the ring, so that every later call into
+        // zlib-rs has the same room for output as that decode's (and
+        // damage is found at the same input offset).
+        let at = (ap.uncomp % OUT_SIZE as u64) as usize;
+        if at >= w {
+            me.out[at - w..at].copy_from_slice(window);
+        } else {
+            me.out[OUT_SIZE - (w - at)..].copy_from_slice(&window[..w - at]);
+            me.out[..at].copy_from_slice(&window[w - at..]);
+        }
+        me.out_pos = at;
         me.in_base = next;
         me.total_out = ap.uncomp;
         me.member_out = w as u64;
@@ -221,11 +235,15 @@ impl<'s> Inflater<'s> {
     /// them unless the file ends first, read ahead as decoding reads (so a
     /// remote source sees one sequential stream). For the boundary just
     /// reported: `at` is the byte holding its first bit, which the decoder
-    /// still buffers; an offset outside the buffered input gives nothing.
+    /// buffers but in a rare case (then it is read anew).
     pub fn input_from(&mut self, at: u64, want: usize) -> Result<&[u8]> {
         let end = self.in_base + self.in_end as u64;
         if at < self.in_base || at > end {
-            return Ok(&[]);
+            // Not buffered (the byte holding a boundary's first bits may
+            // have been let go when the buffer was refilled): read it.
+            self.aside.resize(want, 0);
+            let n = self.src.read_full_at(&mut self.aside, at)?;
+            return Ok(&self.aside[..n]);
         }
         if end - at < want as u64 && !self.eof() {
             // Keep the bytes from `at` (at or before the decoder's
@@ -706,6 +724,26 @@ pub(crate) mod tests {
 
     /// `checked_end` advances at each member whose trailer checks, and not
     /// at a member whose CRC is wrong.
+    #[test]
+    fn input_outside_the_buffer_is_read() {
+        let text = text(1 << 20, 3);
+        let archive = gz(&text, 6);
+        let src = MemSource::new(archive.clone());
+        let mut inf = Inflater::new(&src);
+        while let Some(Event::Data(_)) | Some(Event::Boundary { .. }) = inf.next_event().unwrap() {
+            if inf.position() > 300_000 {
+                break;
+            }
+        }
+        // Before the buffered input, and after it.
+        assert_eq!(inf.input_from(5, 100).unwrap(), &archive[5..105]);
+        let n = archive.len() as u64;
+        assert_eq!(
+            inf.input_from(n - 10, 100).unwrap(),
+            &archive[n as usize - 10..]
+        );
+    }
+
     #[test]
     fn checked_end_stops_before_a_bad_member() {
         let (a, b, c) = (text(100_000, 1), text(50_000, 2), text(70_000, 3));

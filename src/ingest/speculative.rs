@@ -52,6 +52,15 @@ const MARGIN: u64 = 1 << 20;
 /// The most text a chunk holds, per compressed byte: a chunk compressed
 /// more than 8:1 ends early in the same way.
 const MAX_RATIO: u64 = 8;
+/// The most chunks decoded ahead of the reader, whatever the number of
+/// workers (each holds up to [`MAX_RATIO`] times [`MAX_CHUNK`] symbols,
+/// 32 MiB, and then their text): enough to keep more workers busy than
+/// the reader can hand text on from (`benches/gz_parallel.py`), and
+/// memory bounded whatever the machine.
+const MAX_AHEAD: u64 = 12;
+/// The most events the reader's exact decode queues before handing
+/// them on (an archive of empty blocks makes events without text).
+const MAX_QUEUE: usize = 1 << 16;
 /// Symbols resolved as one piece of work.
 const PIECE: usize = 1 << 20;
 /// Text handed on per event.
@@ -535,7 +544,8 @@ impl<'s> Speculative<'s> {
         }
         self.text.clear();
         let cap = (4 * MAX_RATIO * self.shared.chunk) as usize;
-        while self.text.len() < cap {
+        // Boundaries without text (empty blocks) count too.
+        while self.text.len() < cap && self.queue.len() < MAX_QUEUE {
             let at = self.text.len();
             match inf.next_event() {
                 Ok(Some(Event::Data(d))) => {
@@ -827,6 +837,9 @@ fn post(shared: &Shared, mut j: u64, mut window: Vec<u8>, mut member: u64) -> bo
             if first {
                 return false;
             }
+            // The reader asks for this chunk after the one before: it
+            // finds none, and decodes on itself.
+            s.slots.insert(j, Slot::Empty);
             break;
         }
         let next = match s.slots.get(&(j + 1)) {
@@ -875,7 +888,7 @@ fn worker(gz: &dyn ReadAt, shared: &Shared, period: u64, workers: u64) {
     let _guard = QuitOnPanic(shared);
     let mut dec = marker::Decoder::default();
     let mut input = Vec::new();
-    let ahead = 2 * period + workers;
+    let ahead = (2 * period + workers).min(MAX_AHEAD);
     let chunk = shared.chunk;
     let helped = std::cell::Cell::new(0u64);
     let mut between = || {
@@ -1167,5 +1180,79 @@ mod tests {
         same_events(&stored, 1);
         // ... and after a compressed member, in one archive.
         assert!(same_events(&[&ga[..], &stored_member(&fake)[..], &gb[..]].concat(), 2) > 0);
+    }
+
+    #[test]
+    fn many_flips_give_the_same_error() {
+        let t = log(1 << 20, 21);
+        let gz = crate::gzip::inflate::tests::gz(&t, 6);
+        let mut x = 99u64;
+        for _ in 0..16 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let mut bad = gz.clone();
+            let at = 10 + (x >> 20) as usize % (gz.len() - 18);
+            bad[at] ^= 1 << (x % 8);
+            same_events(&bad, 1);
+        }
+    }
+
+    #[test]
+    fn empty_blocks_are_events_without_text() {
+        // 200,000 empty stored blocks between two stretches of text.
+        let a = log(300_000, 22);
+        let mut m = vec![0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff];
+        let mut data = Vec::new();
+        for (k, b) in a.chunks(50_000).enumerate() {
+            data.extend_from_slice(b);
+            m.push(0);
+            m.extend_from_slice(&(b.len() as u16).to_le_bytes());
+            m.extend_from_slice(&(!(b.len() as u16)).to_le_bytes());
+            m.extend_from_slice(b);
+            if k == 2 {
+                for _ in 0..200_000 {
+                    m.extend_from_slice(&[0, 0, 0, 0xff, 0xff]);
+                }
+            }
+        }
+        m.extend_from_slice(&[1, 0, 0, 0xff, 0xff]);
+        m.extend_from_slice(&crc32fast::hash(&data).to_le_bytes());
+        m.extend_from_slice(&(data.len() as u32).to_le_bytes());
+        same_events(&m, 1);
+    }
+
+    #[test]
+    fn a_chained_chunk_that_reaches_before_its_member_is_left_empty() {
+        // Chunk 1 starts 100 bytes into a member and resolves; chunk 2
+        // follows it directly but copies from before the member's start.
+        let src = MemSource::new(vec![0; 1 << 20]);
+        let shared = Shared::new(&src);
+        let chunk = |start: u64, end: u64, syms: &[u16]| {
+            let mut symbols = marker::output(syms.len());
+            symbols[WINDOW..WINDOW + syms.len()].copy_from_slice(syms);
+            Chunk {
+                start,
+                end,
+                blocks: Vec::new(),
+                symbols,
+                len: syms.len(),
+            }
+        };
+        {
+            let mut s = shared.state.lock();
+            let near = MARK + WINDOW as u16 - 1;
+            s.slots
+                .insert(1, Slot::Decoded(chunk(1000, 2000, &[b'a' as u16, near])));
+            s.slots
+                .insert(2, Slot::Decoded(chunk(2000, 3000, &[MARK, b'b' as u16])));
+        }
+        assert!(post(&shared, 1, vec![b'x'; 100], 100));
+        let s = shared.state.lock();
+        assert!(matches!(s.slots.get(&1), Some(Slot::Posted(_))));
+        assert!(
+            matches!(s.slots.get(&2), Some(Slot::Empty)),
+            "chunk 2 is gone"
+        );
     }
 }
