@@ -73,6 +73,8 @@ def main(argv):
     per1 = t1 * 1e9 / text
     j2 = next(r for r in rows if r[0] == 2)
     print(f"summary {j2[1] * 1000:.0f} {j2[2] * 1000:.0f} {j2[1] / j2[2]:.2f}")
+    print("| -j | median | speed-up | |")
+    print("|---|---:|---:|---|")
     print(f"| -j 1 | {t1 * 1000:.0f} ms | 1.00× | sidecars of every -j below identical to it |")
     for j, a, b in rows:
         print(f"| -j {j} | {b * 1000:.0f} ms | {a / b:.2f}× | -j 1 alternated with it: {a * 1000:.0f} ms |")
