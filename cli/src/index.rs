@@ -50,8 +50,9 @@ pub struct IndexArgs {
     /// system's).
     #[arg(long, value_name = "ZONE")]
     tz: Option<String>,
-    /// Threads that read and count the lines of a plain file (default:
-    /// the number of cores). The sidecar is the same for any number.
+    /// Threads that read and count the lines of a plain file, or decode
+    /// a gzip archive (default: the number of cores). The sidecar is the
+    /// same for any number.
     #[arg(long, short = 'j', value_name = "N")]
     threads: Option<usize>,
     /// Rebuild from scratch even if the sidecar is fresh or damaged.
