@@ -42,7 +42,13 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 /// gzip -6 output), small against 2 MiB.
 const MAX_CHUNK: u64 = 2 << 20;
 /// Compressed bytes per chunk, at least.
+#[cfg(not(fuzzing))]
 const MIN_CHUNK: u64 = 64 << 10;
+/// Under the fuzzer, tiny chunks, so that its small archives are decoded
+/// in chunks too (`fuzz/fuzz_targets/ingest.rs` builds with up to four
+/// threads and compares every answer with its oracle).
+#[cfg(fuzzing)]
+const MIN_CHUNK: u64 = 64;
 /// The smallest archive decoded in chunks.
 pub(crate) const MIN_LEN: u64 = 4 * MIN_CHUNK;
 /// Compressed bytes a worker reads past its chunk's end, for the block
