@@ -562,7 +562,8 @@ pub(crate) mod tests {
         e.finish().unwrap()
     }
 
-    fn text(n: usize, seed: u64) -> Vec<u8> {
+    /// Log-like lines of numbers and words, `n` bytes.
+    pub(crate) fn text(n: usize, seed: u64) -> Vec<u8> {
         let mut s = seed | 1;
         let mut v = Vec::with_capacity(n + 100);
         let words = ["alpha", "beta", "gamma", "delta", "error", "timeout", "x"];

@@ -19,7 +19,7 @@
 //! zlib would decode the same bits; any doubt makes it stop early, and
 //! the caller then decodes sequentially.
 
-use super::sparse::{CL_ORDER, DIST_BASE, DIST_EXTRA, LEN_BASE, LEN_EXTRA};
+use super::sparse::{CL_ORDER, Canonical, DIST_BASE, DIST_EXTRA, LEN_BASE, LEN_EXTRA};
 
 /// Bytes of history a deflate stream may refer back to.
 pub(crate) const WINDOW: usize = 32 * 1024;
@@ -138,47 +138,15 @@ impl Table {
     /// except a single code of length 1 outside the code-length code; no
     /// lengths at all make a table of invalid codes.
     fn build(&mut self, lens: &[u8], entry: impl Fn(usize) -> u32, code_lengths: bool) -> bool {
-        let mut count = [0u32; 16];
-        for &l in lens {
-            count[usize::from(l)] += 1;
-        }
-        count[0] = 0;
-        let max = (1..16).rev().find(|&l| count[l] > 0).unwrap_or(0);
-        if max > 0 {
-            let mut left = 1i32;
-            for &c in &count[1..] {
-                left = (left << 1) - c as i32;
-                if left < 0 {
-                    return false;
-                }
-            }
-            if left > 0 && (code_lengths || max != 1) {
-                return false;
-            }
+        let code = Canonical::of(lens);
+        if code.max > 0 && (code.left < 0 || code.left > 0 && (code_lengths || code.max != 1)) {
+            return false;
         }
         self.e.clear();
         self.e.resize(1 << self.bits, INVALID);
-        if max == 0 {
-            return true;
-        }
-        let mut next = [0u32; 16];
-        let mut code = 0u32;
-        for len in 1..16 {
-            code = (code + count[len - 1]) << 1;
-            next[len] = code;
-        }
         let bits = self.bits;
-        let sub_bits = (max as u32).saturating_sub(bits);
-        for (sym, &l) in lens.iter().enumerate() {
-            if l == 0 {
-                continue;
-            }
-            let l = u32::from(l);
-            let c = next[l as usize];
-            next[l as usize] += 1;
-            // Sent most significant bit first, read least significant
-            // first: index by the reversed code.
-            let rev = (c.reverse_bits() >> (32 - l)) as usize;
+        let sub_bits = (code.max as u32).saturating_sub(bits);
+        for (sym, l, rev) in code.reversed(lens) {
             let e = entry(sym) | l;
             if l <= bits {
                 let mut i = rev;
@@ -530,40 +498,24 @@ fn copy_match(out: &mut [u16], at: usize, dist: usize, len: usize) {
     }
 }
 
-/// True when bit `p` of `input` may start a non-final dynamic block: the
-/// header's counts are in range and its code-length code is complete.
+/// For a bit `p` of `input` whose first 13 bits pass [`HEADS`]: true
+/// when the block header's code-length code there is complete (Kraft's
+/// sum, four lengths at a time; past 128 it is over-subscribed).
 #[inline(always)]
-fn plausible(input: &[u8], p: usize) -> bool {
+fn code_lengths_complete(input: &[u8], p: usize) -> bool {
     let at = p / 8;
     let Some(w) = input.get(at..at + 16) else {
         return false;
     };
     let w = u128::from_le_bytes(w.try_into().expect("16 bytes")) >> (p % 8);
-    // BFINAL 0, BTYPE 2 (bits 1, 2 = 0, 1).
-    if w & 7 != 4 {
-        return false;
-    }
-    let nlit = (w >> 3) & 31;
-    let ndist = (w >> 8) & 31;
-    if nlit > 29 || ndist > 29 {
-        return false;
-    }
     let ncl = ((w >> 13) & 15) as usize + 4;
-    // Kraft's sum of the code-length code, four lengths at a time; past
-    // 128 the code is over-subscribed.
     let mut kraft = 0u32;
-    let mut i = 0;
-    while i + 4 <= ncl {
-        kraft += u32::from(KRAFT4[((w >> (17 + 3 * i)) & 0xfff) as usize]);
+    for i in (0..ncl).step_by(4) {
+        // The last group may hold fewer than four lengths.
+        let mask = (1u128 << (3 * (ncl - i).min(4))) - 1;
+        kraft += u32::from(KRAFT4[((w >> (17 + 3 * i)) & mask) as usize]);
         if kraft > 128 {
             return false;
-        }
-        i += 4;
-    }
-    for i in i..ncl {
-        let l = ((w >> (17 + 3 * i)) & 7) as u32;
-        if l > 0 {
-            kraft += 128 >> l;
         }
     }
     kraft == 128
@@ -596,7 +548,7 @@ impl Decoder {
                     break;
                 }
                 if HEADS[((word >> k) & 0x1fff) as usize]
-                    && plausible(input, q)
+                    && code_lengths_complete(input, q)
                     && let Some(d) = self.decode(input, q, stop, out, between)
                 {
                     return Some(d);
@@ -677,36 +629,9 @@ pub(crate) fn within(symbols: &[u16], w: usize) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::gzip::inflate::tests::text;
     use crate::gzip::{Event, Inflater};
     use crate::io::MemSource;
-
-    /// Text with long-range repeats, like a log.
-    fn text(n: usize, seed: u64) -> Vec<u8> {
-        let mut x = seed | 1;
-        let mut out = Vec::with_capacity(n);
-        let words = [
-            "GET ",
-            "POST ",
-            "/index.html ",
-            "200 ",
-            "404 ",
-            "user=",
-            "alice ",
-            "bob ",
-            "ms=",
-        ];
-        while out.len() < n {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            out.extend_from_slice(words[(x % words.len() as u64) as usize].as_bytes());
-            if x.is_multiple_of(7) {
-                out.extend_from_slice(format!("{}\n", x % 100_000).as_bytes());
-            }
-        }
-        out.truncate(n);
-        out
-    }
 
     /// The block boundaries of a one-member archive: (bit in the deflate
     /// data, text offset).

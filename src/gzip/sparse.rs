@@ -109,6 +109,58 @@ impl Bits<'_> {
     }
 }
 
+/// The shape of a canonical Huffman code (RFC 1951 §3.2.2) given by its
+/// code lengths: how many codes of each length, the longest, and what is
+/// left of the code space (Kraft's sum: negative when over-subscribed,
+/// 0 when complete). Shared with [`super::marker`]'s tables.
+pub(super) struct Canonical {
+    count: [u32; 16],
+    pub(super) max: usize,
+    pub(super) left: i32,
+}
+
+impl Canonical {
+    pub(super) fn of(lengths: &[u8]) -> Canonical {
+        let mut count = [0u32; 16];
+        for &l in lengths {
+            count[usize::from(l)] += 1;
+        }
+        count[0] = 0;
+        let max = (1..16).rev().find(|&l| count[l] > 0).unwrap_or(0);
+        // Once negative, it stays so.
+        let left = count[1..]
+            .iter()
+            .fold(1i32, |left, &c| (left << 1) - c as i32);
+        Canonical { count, max, left }
+    }
+
+    /// Each coded symbol of `lengths`, its length and its code reversed:
+    /// codes are sent most significant bit first, and a reader takes
+    /// bits least significant first, so tables are indexed that way.
+    pub(super) fn reversed<'a>(
+        &self,
+        lengths: &'a [u8],
+    ) -> impl Iterator<Item = (usize, u32, usize)> + 'a {
+        // The first code of each length.
+        let mut next = [0u32; 16];
+        let mut code = 0u32;
+        for (n, &c) in next[1..].iter_mut().zip(&self.count) {
+            code = (code + c) << 1;
+            *n = code;
+        }
+        lengths
+            .iter()
+            .enumerate()
+            .filter(|&(_, &l)| l > 0)
+            .map(move |(sym, &l)| {
+                let l = u32::from(l);
+                let c = next[l as usize];
+                next[l as usize] += 1;
+                (sym, l, (c.reverse_bits() >> (32 - l)) as usize)
+            })
+    }
+}
+
 /// A canonical Huffman code as a full lookup table indexed by the next
 /// `max` input bits: entry = symbol << 4 | code length (0: no code).
 struct Huffman {
@@ -120,8 +172,11 @@ impl Huffman {
     /// Builds the code of `lengths` (deflate's canonical rule); `None` if
     /// the lengths are over-subscribed or empty.
     fn new(lengths: &[u8]) -> Option<Huffman> {
-        let max = u32::from(*lengths.iter().max()?);
-        if max == 0 {
+        let code = Canonical::of(lengths);
+        if lengths.is_empty() {
+            return None;
+        }
+        if code.max == 0 {
             // No codes: decoding any symbol is an error (an empty
             // distance code is legal while only literals follow).
             return Some(Huffman {
@@ -129,39 +184,16 @@ impl Huffman {
                 max: 1,
             });
         }
-        let mut count = [0u32; 16];
-        for &l in lengths {
-            count[l as usize] += 1;
-        }
-        count[0] = 0;
         // Over-subscribed lengths are invalid (incomplete codes are legal).
-        let mut left = 1i64;
-        for &c in &count[1..] {
-            left = (left << 1) - i64::from(c);
-            if left < 0 {
-                return None;
-            }
+        if code.left < 0 {
+            return None;
         }
-        let mut next = [0u32; 16];
-        let mut code = 0u32;
-        for len in 1..16 {
-            code = (code + count[len - 1]) << 1;
-            next[len] = code;
-        }
+        let max = code.max as u32;
         let size = 1usize << max;
         let mut table = vec![0u16; size];
-        for (sym, &l) in lengths.iter().enumerate() {
-            if l == 0 {
-                continue;
-            }
-            let l = u32::from(l);
-            let c = next[l as usize];
-            next[l as usize] += 1;
-            // Codes are sent most significant bit first; the reader takes
-            // bits least significant first, so index by the reversed code.
-            let rev = c.reverse_bits() >> (32 - l);
+        for (sym, l, rev) in code.reversed(lengths) {
             let entry = (sym as u16) << 4 | l as u16;
-            let mut i = rev as usize;
+            let mut i = rev;
             while i < size {
                 table[i] = entry;
                 i += 1 << l;

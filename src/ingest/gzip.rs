@@ -289,9 +289,10 @@ fn run(
 }
 
 /// What a build reads a gzip source's text from: a sequential
-/// [`Inflater`], or a BGZF archive's members decoded in parallel
-/// ([`bgzf::Members`]), which give the same events.
-trait Decoder {
+/// [`Inflater`], a BGZF archive's members decoded in parallel
+/// ([`bgzf::Members`]), or chunks decoded ahead on other cores
+/// ([`speculative::Speculative`]), which all give the same events.
+pub(super) trait Decoder {
     fn next_event(&mut self) -> Result<Option<Event<'_>>>;
     fn window(&self) -> Vec<u8>;
     fn checked_end(&self) -> u64;

@@ -994,73 +994,10 @@ const _: () = assert!(MARK as usize + WINDOW <= u16::MAX as usize + 1);
 
 #[cfg(test)]
 mod tests {
+    use super::super::gzip::Decoder;
     use super::*;
+    use crate::gzip::inflate::tests::text;
     use crate::io::MemSource;
-
-    /// Log-like text, about 4:1 under gzip -6.
-    fn log(n: usize, seed: u64) -> Vec<u8> {
-        let mut x = seed | 1;
-        let mut next = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
-        let words = [
-            "GET",
-            "POST",
-            "PUT",
-            "alice",
-            "bob",
-            "carol",
-            "/api/v1/items",
-            "/login",
-        ];
-        let mut t = Vec::with_capacity(n + 200);
-        while t.len() < n {
-            let r = next();
-            t.extend_from_slice(
-                format!(
-                    "2026-12-07T{:02}:{:02}:{:02}.{:03} {} user={} path={} ms={} id={:x}\n",
-                    r % 24,
-                    r / 24 % 60,
-                    r / 1440 % 60,
-                    r / 86400 % 1000,
-                    words[(r >> 40) as usize % 3],
-                    words[3 + (r >> 44) as usize % 3],
-                    words[6 + (r >> 48) as usize % 2],
-                    r >> 54,
-                    next() >> 20,
-                )
-                .as_bytes(),
-            );
-        }
-        t
-    }
-
-    /// What the tests read events from.
-    trait Source {
-        fn next(&mut self) -> Result<Option<Event<'_>>>;
-        fn window_here(&self) -> Vec<u8>;
-    }
-
-    impl Source for Inflater<'_> {
-        fn next(&mut self) -> Result<Option<Event<'_>>> {
-            self.next_event()
-        }
-        fn window_here(&self) -> Vec<u8> {
-            self.window()
-        }
-    }
-
-    impl Source for Speculative<'_> {
-        fn next(&mut self) -> Result<Option<Event<'_>>> {
-            self.next_event()
-        }
-        fn window_here(&self) -> Vec<u8> {
-            self.window()
-        }
-    }
 
     /// Everything a decoder reports: its text, its boundaries with the
     /// windows there, and how it ended.
@@ -1071,10 +1008,10 @@ mod tests {
         end: String,
     }
 
-    fn trace(d: &mut impl Source) -> Trace {
+    fn trace(d: &mut impl Decoder) -> Trace {
         let mut t = Trace::default();
         loop {
-            let b = match d.next() {
+            let b = match d.next_event() {
                 Ok(Some(Event::Data(x))) => {
                     t.text.extend_from_slice(x);
                     continue;
@@ -1093,7 +1030,7 @@ mod tests {
                     return t;
                 }
             };
-            t.bounds.push((b.0, b.1, b.2, d.window_here()));
+            t.bounds.push((b.0, b.1, b.2, d.window()));
         }
     }
 
@@ -1123,7 +1060,7 @@ mod tests {
 
     #[test]
     fn chunks_give_the_sequential_events() {
-        let t = log(3 << 20, 5);
+        let t = text(3 << 20, 5);
         for level in [1, 6, 9] {
             let gz = crate::gzip::inflate::tests::gz(&t, level);
             for w in [1, 2, 3] {
@@ -1155,8 +1092,8 @@ mod tests {
 
     #[test]
     fn members_damage_and_fake_blocks() {
-        let a = log(2 << 20, 11);
-        let b = log(1 << 20, 12);
+        let a = text(2 << 20, 11);
+        let b = text(1 << 20, 12);
         let ga = crate::gzip::inflate::tests::gz(&a, 6);
         let gb = crate::gzip::inflate::tests::gz(&b, 6);
         // Several members.
@@ -1173,7 +1110,7 @@ mod tests {
         same_events(&[&ga[..], &[0u8; 100][..]].concat(), 2);
         // Deflate data stored as it is: the finder sees real-looking
         // blocks at every turn, none on the stream's own boundaries.
-        let fake = crate::gzip::inflate::tests::gz(&log(4 << 20, 13), 6);
+        let fake = crate::gzip::inflate::tests::gz(&text(4 << 20, 13), 6);
         let stored = stored_member(&fake);
         let src = MemSource::new(stored.clone());
         let shared = Shared::new(&src);
@@ -1190,7 +1127,7 @@ mod tests {
 
     #[test]
     fn many_flips_give_the_same_error() {
-        let t = log(1 << 20, 21);
+        let t = text(1 << 20, 21);
         let gz = crate::gzip::inflate::tests::gz(&t, 6);
         let mut x = 99u64;
         for _ in 0..16 {
@@ -1207,7 +1144,7 @@ mod tests {
     #[test]
     fn empty_blocks_are_events_without_text() {
         // 200,000 empty stored blocks between two stretches of text.
-        let a = log(300_000, 22);
+        let a = text(300_000, 22);
         let mut m = vec![0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff];
         let mut data = Vec::new();
         for (k, b) in a.chunks(50_000).enumerate() {
