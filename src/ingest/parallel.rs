@@ -17,10 +17,9 @@
 //! build's buffer size and its counts.
 
 use super::scan::{Prefix, Scanner, count_newlines};
-use super::time::{HEAD, TimeBuilder};
+use super::time::{BlockTimes, HEAD, TimeBuilder};
 use crate::error::{Error, Result};
 use crate::io::{AlignedBuf, ReadAt};
-use crate::time::{Nanos, Stamper};
 use crate::tree::Checkpoint;
 use parking_lot::{Condvar, Mutex};
 use std::collections::BTreeMap;
@@ -46,17 +45,11 @@ struct Counted {
     /// Bytes read into `buf`.
     filled: usize,
     counts: Vec<u32>,
-    /// With a time pass: the lines that start in the block, in order.
-    lines: Vec<LineTime>,
-}
-
-/// A line's start and its time, read out of order by a worker.
-struct LineTime {
-    start: u64,
-    /// `Some`: as [`crate::time::Stamper::stamp_alone`] read it; `None`:
-    /// to be read in order, from `head`.
-    time: Option<Option<(Nanos, i32)>>,
-    head: Vec<u8>,
+    /// With a time pass: the offsets in the block of its newlines (the
+    /// first `counts.last()`), and the stamps of the lines that start in
+    /// it.
+    newlines: Vec<u32>,
+    times: BlockTimes,
 }
 
 /// What the workers and the scan share.
@@ -76,8 +69,8 @@ struct Shared {
 /// threads reading and counting blocks of `block` bytes in grains of
 /// `grain` bytes; returns the last byte. `progress` gets the offset
 /// scanned up to; false from it cancels. With `time` (whose format must
-/// give [`TimeBuilder::stamper_alone`]), the workers also read the lines'
-/// stamps, and the time pass gets them in order: the same time index as
+/// give [`TimeBuilder::block_reader`]), the workers also read the lines'
+/// stamps, and the time pass folds them in order: the same time index as
 /// the sequential pass.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn scan(
@@ -104,12 +97,12 @@ pub(crate) fn scan(
     });
     let wake = Condvar::new();
     let (tx, rx) = std::sync::mpsc::channel::<(u64, Result<Counted>)>();
-    let stampers: Vec<Option<Stamper>> = (0..workers)
-        .map(|_| time.as_ref().and_then(|t| t.stamper_alone()))
+    let readers: Vec<_> = (0..workers)
+        .map(|_| time.as_ref().and_then(|t| t.block_reader()))
         .collect();
     let timed = time.is_some();
     std::thread::scope(|s| {
-        for mut stamper in stampers {
+        for mut reader in readers {
             let tx = tx.clone();
             let (shared, wake) = (&shared, &wake);
             s.spawn(move || {
@@ -133,7 +126,8 @@ pub(crate) fn scan(
                             len: 0,
                             filled: 0,
                             counts: Vec::new(),
-                            lines: Vec::new(),
+                            newlines: Vec::new(),
+                            times: BlockTimes::default(),
                         });
                         (i, c)
                     };
@@ -141,8 +135,18 @@ pub(crate) fn scan(
                     let len = (block as u64).min(end - at) as usize;
                     let result =
                         read_block(src, c, at, len, from, end, timed, piece, grain).map(|mut c| {
-                            if let Some(st) = stamper.as_mut() {
-                                line_times(&mut c, at, from, st);
+                            if let Some(r) = reader.as_mut() {
+                                let first = at == from || c.buf[c.pre - 1] == b'\n';
+                                let nl = &c.newlines[..*c.counts.last().expect("a count") as usize];
+                                r.read(
+                                    &mut c.times,
+                                    &c.buf[..c.filled],
+                                    c.pre,
+                                    c.len,
+                                    at,
+                                    first,
+                                    nl,
+                                );
                             }
                             c
                         });
@@ -157,9 +161,11 @@ pub(crate) fn scan(
         let result = (|| {
             let mut pending = BTreeMap::new();
             let mut last = None;
-            // The last line that started in the blocks scanned: it may
-            // end in a later one, so the time pass gets it then.
-            let mut open_line: Option<LineTime> = None;
+            // The block whose last line started and did not end in the
+            // blocks scanned: the time pass gets it once it ends.
+            let mut open: Option<BlockTimes> = None;
+            // Its buffers, once folded, for the next block kept open.
+            let mut spare: Option<BlockTimes> = None;
             for i in 0..blocks {
                 let mut c = loop {
                     if let Some(c) = pending.remove(&i) {
@@ -184,16 +190,23 @@ pub(crate) fn scan(
                 last = bytes.last().copied();
                 let scanned = at + bytes.len() as u64;
                 if let Some(t) = time.as_deref_mut() {
-                    // Every line but the last that starts in this block
-                    // ends in it; so does the open line, if one starts here.
-                    if let Some(newest) = c.lines.pop() {
-                        if let Some(l) = open_line.take() {
-                            t.line_read(l.start, l.time, &l.head)?;
+                    // The open line ends at this block's first newline;
+                    // every line that starts in the block ends in it but
+                    // its open one.
+                    if c.times.newline()
+                        && let Some(mut b) = open.take()
+                    {
+                        t.fold_rest(&mut b)?;
+                        spare = Some(b);
+                    }
+                    match c.times.open() {
+                        Some(s) => {
+                            t.fold(&mut c.times, s)?;
+                            let empty = spare.take().unwrap_or_default();
+                            open = Some(std::mem::replace(&mut c.times, empty));
                         }
-                        for l in c.lines.drain(..) {
-                            t.line_read(l.start, l.time, &l.head)?;
-                        }
-                        open_line = Some(newest);
+                        None if c.times.newline() => t.fold_rest(&mut c.times)?,
+                        None => {}
                     }
                 }
                 {
@@ -208,11 +221,11 @@ pub(crate) fn scan(
                     });
                 }
             }
-            Ok((last, open_line))
+            Ok((last, open))
         })();
         shared.lock().stop = true;
         wake.notify_all();
-        let (last, open_line) = result?;
+        let (last, open) = result?;
         if let Some(t) = time {
             // The last line ends at the end of the text: its checkpoint,
             // if it is long, comes from the scanner's finish.
@@ -220,10 +233,10 @@ pub(crate) fn scan(
                 t.boundary(cp.offset);
                 emit(cp)
             })?;
-            if let Some(l) = open_line {
-                t.line_read(l.start, l.time, &l.head)?;
+            if let Some(mut b) = open {
+                t.fold_rest(&mut b)?;
             }
-            t.lines_end(end);
+            t.lines_end(end)?;
         } else {
             scanner.finish(&mut |cp| emit(cp))?;
         }
@@ -275,7 +288,14 @@ fn read_block(
         let block_end = (filled.saturating_sub(pre)).min(len);
         while counted < len && (counted + grain <= block_end || block_end == len) {
             let g = grain.min(len - counted);
-            total += count_newlines(&c.buf[pre + counted..pre + counted + g]) as u32;
+            let bytes = &c.buf[pre + counted..pre + counted + g];
+            total = if timed {
+                // Where they are, for the stamps' lines.
+                let n = total as usize;
+                super::scan::newlines_into(bytes, counted as u32, &mut c.newlines, n) as u32
+            } else {
+                total + count_newlines(bytes) as u32
+            };
             c.counts.push(total);
             counted += g;
         }
@@ -284,47 +304,6 @@ fn read_block(
     c.len = len;
     c.filled = want;
     Ok(c)
-}
-
-/// The lines that start in `c`'s block (at offset `at`; `from` is a line
-/// start) and their times, read with `stamper` from their first [`HEAD`]
-/// bytes (the bytes [`super::time::Heads`] gives the sequential pass).
-fn line_times(c: &mut Counted, at: u64, from: u64, stamper: &mut Stamper) {
-    c.lines.clear();
-    let buf = &c.buf[..c.filled];
-    let (pre, len) = (c.pre, c.len);
-    let lines = &mut c.lines;
-    let mut push = |s: usize, head: &[u8]| {
-        let time = stamper.stamp_alone(head);
-        lines.push(LineTime {
-            start: at + (s - pre) as u64,
-            time,
-            head: if time.is_none() {
-                head.to_vec()
-            } else {
-                Vec::new()
-            },
-        });
-    };
-    // Each line's end is the next newline of the one pass over the block
-    // (not a search of its head again); the last line that starts in the
-    // block may end after it.
-    let mut start = (at == from || buf[pre - 1] == b'\n').then_some(pre);
-    for e in memchr::memchr_iter(b'\n', &buf[pre..pre + len]) {
-        let nl = pre + e;
-        if let Some(s) = start {
-            push(s, &buf[s..(nl + 1).min(s + HEAD)]);
-        }
-        start = (nl + 1 < pre + len).then_some(nl + 1);
-    }
-    if let Some(s) = start {
-        let limit = buf.len().min(s + HEAD);
-        let head = match memchr::memchr(b'\n', &buf[s..limit]) {
-            Some(k) => &buf[s..s + k + 1],
-            None => &buf[s..limit],
-        };
-        push(s, head);
-    }
 }
 
 #[cfg(test)]
@@ -428,6 +407,226 @@ mod tests {
                             "round {round} spacing {spacing} from {cp:?} workers {workers} block {block} grain {grain}"
                         );
                     }
+                }
+            }
+        }
+    }
+
+    /// A log of many shapes for the time pass: ISO 8601 stamps with and
+    /// without fractions, offsets and zones, at the line's start and after
+    /// a prefix, in a minute's run and across minutes, a year's end and a
+    /// daylight-saving change; syslog stamps (whose year the line before
+    /// gives: read in order); unstamped, long and short lines: each line
+    /// in one of `styles` (0 to 10), or 11, a zone abbreviation the zone
+    /// contradicts (after the first third), 12, a stamp before 1980, or
+    /// 13, style 0's with a digit of its seconds or fraction replaced.
+    fn time_log(seed: u64, size: usize, styles: &[u64]) -> Vec<u8> {
+        const MON: [&str; 12] = [
+            "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+        ];
+        let mut rng = seed;
+        let mut next = move |n: u64| {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            rng % n
+        };
+        // Seconds since 2026-12-31T23:40:00Z, going on mostly forward.
+        let t0: i64 = 1_798_760_400;
+        let mut t = 0i64;
+        let mut out = String::new();
+        while out.len() < size {
+            t += next(3) as i64;
+            if next(50) == 0 {
+                t -= 90;
+            }
+            if next(2000) == 0 {
+                // To the night of Paris's spring change, and back.
+                t = if t < 10_000_000 { 7_451_700 } else { 0 };
+            }
+            let ts = jiff::Timestamp::from_second(t0 + t).unwrap();
+            let c = jiff::tz::TimeZone::UTC.to_datetime(ts);
+            let (y, mo, d, h, mi, se) = (
+                c.year(),
+                c.month(),
+                c.day(),
+                c.hour(),
+                c.minute(),
+                c.second(),
+            );
+            let ms = next(1000);
+            let body = "x".repeat(next(100) as usize);
+            let style = styles[next(styles.len() as u64) as usize];
+            let line = match style {
+                0 => format!("{y}-{mo:02}-{d:02}T{h:02}:{mi:02}:{se:02}.{ms:03}Z INFO {body}\n"),
+                1 => format!("{y}-{mo:02}-{d:02} {h:02}:{mi:02}:{se:02},{ms:03} WARN {body}\n"),
+                2 => format!("{y}-{mo:02}-{d:02}T{h:02}:{mi:02}:{se:02}.{ms:03}417+05:30 {body}\n"),
+                3 => format!("{y}-{mo:02}-{d:02}T{h:02}:{mi:02}:{se:02} DEBUG {body}\n"),
+                4 => format!(
+                    "{} {d:2} {h:02}:{mi:02}:{se:02} host app[7]: {body}\n",
+                    MON[mo as usize - 1]
+                ),
+                5 => format!("\tat com.example.Thing(Thing.java:{ms})\n"),
+                6 => format!(
+                    "{y}-{mo:02}-{d:02}T{h:02}:{mi:02}:{se:02}.{ms:03}Z {}\n",
+                    "L".repeat(500 + next(20_000) as usize)
+                ),
+                7 => format!(
+                    "[worker-{ms}] {y}-{mo:02}-{d:02}T{h:02}:{mi:02}:{se:02}.{ms}Z {body}\n"
+                ),
+                8 => format!("{y}-{mo:02}-{d:02}T{h:02}:{mi:02}Z\n"),
+                9 => format!(
+                    "{y}-{mo:02}-{d:02}T{h:02}:{mi:02}:{}.{ms:03}Z leap {body}\n",
+                    59 + next(3)
+                ),
+                10 => format!("{y}-{mo:02}-{d:02}T{h:02}:{mi:02}:{se:02}.{ms:03}-0800 {body}\n"),
+                11 if out.len() > size / 3 => {
+                    format!("{y}-{mo:02}-{d:02} {h:02}:{mi:02}:{se:02} PST {body}\n")
+                }
+                11 => format!("{y}-{mo:02}-{d:02} {h:02}:{mi:02}:{se:02} {body}\n"),
+                12 => format!("1975-{mo:02}-{d:02}T{h:02}:{mi:02}:{se:02}Z old {body}\n"),
+                _ => {
+                    // Style 0's with a digit of its seconds or fraction
+                    // replaced.
+                    let mut l =
+                        format!("{y}-{mo:02}-{d:02}T{h:02}:{mi:02}:{se:02}.{ms:03}Z INFO {body}\n");
+                    let at = [17, 18, 20, 21, 22][next(5) as usize];
+                    let by = b"x:/ .-+Z\x7f\xc3"[next(10) as usize];
+                    // SAFETY-free: a byte of ASCII for another (or the
+                    // first byte of a two-byte character, made whole).
+                    let mut b = std::mem::take(&mut l).into_bytes();
+                    b[at] = by;
+                    if by == 0xC3 {
+                        b.insert(at + 1, 0xA9);
+                    }
+                    String::from_utf8(b).expect("whole characters")
+                }
+            };
+            out.push_str(&line);
+        }
+        out.into_bytes()
+    }
+
+    /// Every stamp read the short ways (a line of the last minute read
+    /// with [`crate::time::QuickIso`] as the parallel pass reads it, or
+    /// within [`Stamper::stamp`] as the sequential pass does) is the time
+    /// a stamper that never read a line before gives it, in every zone.
+    #[test]
+    fn short_ways_read_what_the_long_way_reads() {
+        use crate::time::{TimeFormat, TimeKind};
+        let mixed: Vec<u64> = (0..14).filter(|&s| s != 12).collect();
+        let cases: [&[u64]; 12] = [
+            &[0, 0, 0, 13],
+            &mixed,
+            &[0],
+            &[1],
+            &[2],
+            &[3],
+            &[7],
+            &[8],
+            &[9],
+            &[10],
+            &[11],
+            &[0, 5, 6],
+        ];
+        for (k, styles) in cases.into_iter().enumerate() {
+            let data = time_log(9 + k as u64, 60_000, styles);
+            for tz in ["UTC", "Europe/Paris", "America/New_York"] {
+                let format = TimeFormat::new(TimeKind::Iso, tz, 2026).unwrap();
+                let fresh = |line: &[u8]| {
+                    let mut st = format.stamper();
+                    st.check_zones(true);
+                    (st.stamp_alone(line), st.take_zone_conflict())
+                };
+                let mut st = format.stamper();
+                st.check_zones(true);
+                let mut seq = format.stamper();
+                seq.check_zones(true);
+                let mut q = st.quick();
+                let (mut quick, mut at) = (0, 0);
+                for line in data.split_inclusive(|&b| b == b'\n') {
+                    let want = fresh(line);
+                    match q
+                        .as_ref()
+                        .and_then(|q| q.read(&data, at, line).map(|t| (t, q.year)))
+                    {
+                        Some(got) => {
+                            assert_eq!(
+                                (Some(Some(got)), None),
+                                want,
+                                "{tz}: {:?}",
+                                String::from_utf8_lossy(line)
+                            );
+                            quick += 1;
+                        }
+                        None => {
+                            let got = (st.stamp_alone(line), st.take_zone_conflict());
+                            assert_eq!(got, want, "{tz}: {:?}", String::from_utf8_lossy(line));
+                            q = st.quick();
+                        }
+                    }
+                    let got = (seq.stamp(line), seq.take_zone_conflict());
+                    let want = (want.0.flatten().map(|(t, _)| t), want.1);
+                    assert_eq!(got, want, "{tz}: {:?}", String::from_utf8_lossy(line));
+                    at += line.len();
+                }
+                // Most lines of a minute go the short way (where their
+                // shape is the one before's, and no abbreviation follows).
+                let lines = data.iter().filter(|&&b| b == b'\n').count();
+                if styles.len() == 1 && styles[0] != 7 && styles[0] != 11 {
+                    assert!(
+                        quick * 2 > lines,
+                        "{tz} {styles:?}: {quick} of {lines} lines the short way"
+                    );
+                }
+            }
+        }
+    }
+
+    /// The time index of a parallel build is the sequential build's, byte
+    /// for byte, whatever the blocks (down to a few lines each: a line's
+    /// stamp, its span and its year then cross blocks, and lines read in
+    /// order fall anywhere); and an implausible log or a contradicted zone
+    /// gives the same error, naming the same line.
+    #[test]
+    fn parallel_time_pass_is_the_sequential_one() {
+        use crate::ingest::{BuildOptions, TimeOptions};
+        let build = |data: &[u8], threads: usize, buffer_size: usize, tz: &str| {
+            let opts = BuildOptions {
+                spacing: 16384,
+                buffer_size,
+                threads,
+                time: Some(TimeOptions {
+                    format: None,
+                    tz: Some(tz.into()),
+                }),
+                ..BuildOptions::default()
+            };
+            crate::build_to_vec(&MemSource::new(data.to_vec()), &opts).map_err(|e| e.to_string())
+        };
+        let all: Vec<u64> = (0..11).collect();
+        let mut conflict = all.clone();
+        conflict.push(11);
+        let mut early = all.clone();
+        early.extend([12; 14]);
+        for (seed, styles, ok) in [
+            (1u64, &all, true),
+            (2, &vec![0, 0, 0, 0, 4, 5], true),
+            (3, &conflict, false),
+            (4, &early, false),
+        ] {
+            let data = time_log(seed, 200_000, styles);
+            for tz in ["Europe/Paris", "UTC"] {
+                let want = build(&data, 1, 128 * 1024, tz);
+                assert_eq!(want.is_ok(), ok, "seed {seed} {tz}: {want:?}");
+                for (threads, buffer_size) in [(2, 40), (3, 97), (2, 1000), (4, 4096), (2, 65536)] {
+                    let got = build(&data, threads, buffer_size, tz);
+                    assert!(
+                        got == want,
+                        "seed {seed} {tz}, {threads} threads, buffer {buffer_size}: {:?} vs {:?}",
+                        got.as_ref().err(),
+                        want.as_ref().err()
+                    );
                 }
             }
         }

@@ -179,6 +179,115 @@ pub(crate) fn count_newlines(bytes: &[u8]) -> u64 {
     memchr::memchr_iter(b'\n', bytes).count() as u64
 }
 
+/// Writes the offsets of the newlines in `bytes`, plus `base`, in order,
+/// to `out` from `out[n]` on (growing it as needed; what lies past the
+/// last is unspecified); returns the index after the last. A mask of 64
+/// bytes at a time, whose bits become offsets without a branch per
+/// newline (two are written whether there are or not, and the index
+/// advances by as many as there are): where lines are short (a log's
+/// hundred bytes), a search per newline costs a mispredicted branch or
+/// two per line, and this costs none.
+pub(crate) fn newlines_into(bytes: &[u8], base: u32, out: &mut Vec<u32>, n: usize) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("avx2")
+        && std::is_x86_feature_detected!("popcnt")
+        && std::is_x86_feature_detected!("bmi1")
+    {
+        #[allow(unsafe_code)]
+        // SAFETY: the CPU has the features the function is compiled for
+        // (checked just now).
+        return unsafe { newlines_avx2(bytes, base, out, n) };
+    }
+    flatten(bytes, base, out, n, newline_mask)
+}
+
+/// [`newlines_into`] with 32-byte compares and the bit instructions
+/// (a count and a trailing zero count of one instruction each: without
+/// them, the count's dozen instructions were the loop's longest chain).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,popcnt,bmi1")]
+fn newlines_avx2(bytes: &[u8], base: u32, out: &mut Vec<u32>, n: usize) -> usize {
+    use std::arch::x86_64::{__m256i, _mm256_cmpeq_epi8, _mm256_movemask_epi8, _mm256_set1_epi8};
+    flatten(bytes, base, out, n, |c: &[u8; 64]| {
+        let nl = _mm256_set1_epi8(b'\n' as i8);
+        let (halves, _) = c.as_chunks::<32>();
+        let lo: __m256i = bytemuck::cast(halves[0]);
+        let hi: __m256i = bytemuck::cast(halves[1]);
+        let lo = _mm256_movemask_epi8(_mm256_cmpeq_epi8(lo, nl)) as u32;
+        let hi = _mm256_movemask_epi8(_mm256_cmpeq_epi8(hi, nl)) as u32;
+        u64::from(lo) | (u64::from(hi) << 32)
+    })
+}
+
+/// [`newlines_into`] with `mask` giving a chunk's newlines.
+#[inline(always)]
+fn flatten(
+    bytes: &[u8],
+    base: u32,
+    out: &mut Vec<u32>,
+    mut n: usize,
+    mask: impl Fn(&[u8; 64]) -> u64,
+) -> usize {
+    let (chunks, rest) = bytes.as_chunks::<64>();
+    for (k, c) in chunks.iter().enumerate() {
+        if out.len() < n + 66 {
+            out.resize((2 * out.len()).max(n + 66), 0);
+        }
+        let mut m = mask(c);
+        let at = base + (k * 64) as u32;
+        let count = m.count_ones() as usize;
+        out[n] = at + m.trailing_zeros();
+        m &= m.wrapping_sub(1);
+        out[n + 1] = at + m.trailing_zeros();
+        m &= m.wrapping_sub(1);
+        let mut i = n + 2;
+        while m != 0 {
+            out[i] = at + m.trailing_zeros();
+            m &= m - 1;
+            i += 1;
+        }
+        n += count;
+    }
+    let at = base + (chunks.len() * 64) as u32;
+    for (i, &b) in rest.iter().enumerate() {
+        if b == b'\n' {
+            if out.len() <= n {
+                out.resize(2 * n + 1, 0);
+            }
+            out[n] = at + i as u32;
+            n += 1;
+        }
+    }
+    n
+}
+
+/// Bit `i` set where `c[i]` is a newline: four SSE2 compares and masks
+/// (every x86-64 has them).
+#[cfg(target_arch = "x86_64")]
+#[inline]
+#[allow(unsafe_code)]
+fn newline_mask(c: &[u8; 64]) -> u64 {
+    use std::arch::x86_64::{__m128i, _mm_cmpeq_epi8, _mm_movemask_epi8, _mm_set1_epi8};
+    let mut m = 0u64;
+    for (g, part) in c.as_chunks::<16>().0.iter().enumerate() {
+        let v: __m128i = bytemuck::cast(*part);
+        // SAFETY: SSE2 is part of x86-64 itself (every x86-64 CPU has
+        // it, and the compiler assumes it): these only compute on values.
+        let bits = unsafe { _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(b'\n' as i8))) };
+        m |= u64::from(bits as u16) << (16 * g);
+    }
+    m
+}
+
+/// Bit `i` set where `c[i]` is a newline.
+#[cfg(not(target_arch = "x86_64"))]
+#[inline]
+fn newline_mask(c: &[u8; 64]) -> u64 {
+    c.iter()
+        .enumerate()
+        .fold(0u64, |m, (i, &b)| m | (u64::from(b == b'\n') << i))
+}
+
 /// Counts from a block's prefix counts, made beforehand (by another
 /// thread: the parallel ingest): `counts[k]` is the number of newlines in
 /// the block's first `min(k * grain, len)` bytes, for `k` in

@@ -13,7 +13,7 @@ use super::build::{PageSink, TreeBuilder};
 use super::spill::Spill;
 use crate::error::{Error, Result};
 use crate::format::time::TimeHeader;
-use crate::time::{Nanos, Stamper, TimeFormat, digest};
+use crate::time::{Nanos, QuickIso, Stamper, TimeFormat, ZoneConflict, digest};
 use crate::tree::Checkpoint;
 use std::collections::VecDeque;
 
@@ -140,6 +140,7 @@ pub(crate) struct TimeMark {
     years: usize,
     line_start: u64,
     sense: Sense,
+    conflict: Option<(u64, ZoneConflict)>,
 }
 
 /// The time pass of one build.
@@ -165,6 +166,12 @@ struct SpanState {
     years: Vec<(u64, i32)>,
     /// What the stamps read so far look like.
     sense: Sense,
+    /// The first stamp whose zone abbreviation the zone contradicts
+    /// and its line.
+    conflict: Option<(u64, ZoneConflict)>,
+    /// The line of the first line of the next block of
+    /// [`TimeBuilder::fold`].
+    block_base: u64,
     /// The source's path, for messages.
     source: std::path::PathBuf,
 }
@@ -184,9 +191,9 @@ struct Sense {
     /// Consecutive stamps more than a day apart, backwards and forwards.
     back: u64,
     forth: u64,
+    /// The first stamp and the last.
+    first: Option<Nanos>,
     prev: Option<Nanos>,
-    /// The line of the first zone abbreviation the zone contradicts.
-    conflict_line: Option<u64>,
     /// The source's modification time in seconds (0: unknown).
     mtime: i64,
     /// After this, a stamp is later than the file was last written
@@ -244,12 +251,67 @@ impl Sense {
         if t > self.late_after {
             self.late.add(self.line, t);
         }
-        if let Some(p) = self.prev {
-            let d = t.saturating_sub(p);
-            self.back += (d < -DAY) as u64;
-            self.forth += (d > DAY) as u64;
+        match self.prev {
+            Some(p) => self.step(p, t),
+            None => self.first = Some(t),
         }
         self.prev = Some(t);
+    }
+
+    /// Consecutive stamps `p` then `t`.
+    #[inline]
+    fn step(&mut self, p: Nanos, t: Nanos) {
+        let d = t.saturating_sub(p);
+        self.back += (d < -DAY) as u64;
+        self.forth += (d > DAY) as u64;
+    }
+
+    /// The counts of stamps `times`, in a file last written at `mtime`;
+    /// `line_of(k)` is the line of stamp `k` (asked for the first
+    /// outliers only).
+    fn over(times: &[Nanos], mtime: i64, line_of: impl Fn(usize) -> u64) -> Sense {
+        let mut s = Sense::new(0, mtime);
+        s.stamped = times.len() as u64;
+        let late_after = s.late_after;
+        s.early.count = times.iter().filter(|&&t| t < EARLY).count() as u64;
+        s.late.count = times.iter().filter(|&&t| t > late_after).count() as u64;
+        if s.early.count > 0 {
+            let k = times.iter().position(|&t| t < EARLY).expect("counted");
+            s.early.first = (line_of(k), times[k]);
+        }
+        if s.late.count > 0 {
+            let k = times.iter().position(|&t| t > late_after).expect("counted");
+            s.late.first = (line_of(k), times[k]);
+        }
+        for w in times.windows(2) {
+            s.step(w[0], w[1]);
+        }
+        s.first = times.first().copied();
+        s.prev = times.last().copied();
+        s
+    }
+
+    /// The stamps counted in `run` come next; its lines are counted from
+    /// line `base`.
+    fn merge(&mut self, run: &Sense, base: u64) {
+        let add = |o: &mut Outliers, r: &Outliers| {
+            if o.count == 0 && r.count > 0 {
+                o.first = (base + r.first.0, r.first.1);
+            }
+            o.count += r.count;
+        };
+        add(&mut self.early, &run.early);
+        add(&mut self.late, &run.late);
+        self.stamped += run.stamped;
+        self.back += run.back;
+        self.forth += run.forth;
+        if let (Some(p), Some(f)) = (self.prev, run.first) {
+            self.step(p, f);
+        }
+        if self.first.is_none() {
+            self.first = run.first;
+        }
+        self.prev = run.prev.or(self.prev);
     }
 
     /// Why the times read are implausible, if they are: most
@@ -315,6 +377,8 @@ impl TimeBuilder {
                 first_span: start.first_span,
                 years: start.years,
                 sense: Sense::new(start.line, start.mtime),
+                conflict: None,
+                block_base: start.line,
                 source: start.source,
             },
         }
@@ -336,6 +400,7 @@ impl TimeBuilder {
             years: s.years.len(),
             line_start: self.heads.line_start(),
             sense: s.sense,
+            conflict: s.conflict.clone(),
         }
     }
 
@@ -347,15 +412,23 @@ impl TimeBuilder {
         s.span_max = mark.span_max;
         s.years.truncate(mark.years);
         s.sense = mark.sense;
+        s.conflict = mark.conflict.clone();
         s.boundaries.clear();
         self.heads.reset(mark.line_start);
     }
 
-    /// A stamp reader for another thread that reads lines out of order
-    /// ([`crate::time::Stamper::stamp_alone`]), or `None` when the format
-    /// is read in order only (syslog's).
-    pub(crate) fn stamper_alone(&self) -> Option<Stamper> {
-        (!self.reads_in_order()).then(|| self.state.stamper.format().stamper())
+    /// A reader of blocks' stamps for another thread, which reads them
+    /// out of order ([`BlockReader::read`]), or `None` when the format is
+    /// read in order only (syslog's).
+    pub(crate) fn block_reader(&self) -> Option<BlockReader> {
+        (!self.reads_in_order()).then(|| {
+            let mut stamper = self.state.stamper.format().stamper();
+            stamper.check_zones(true);
+            BlockReader {
+                stamper,
+                mtime: self.state.sense.mtime,
+            }
+        })
     }
 
     /// True when the format's stamps are read in order only (syslog's).
@@ -363,38 +436,70 @@ impl TimeBuilder {
         self.state.stamper.reads_in_order()
     }
 
-    /// The line starting at `start`, read out of order: its time as
-    /// [`crate::time::Stamper::stamp_alone`] gave it, or (`None`) to be
-    /// read now from `head`. Lines are given in order, each once every
-    /// checkpoint at or before its start has been given to
-    /// [`TimeBuilder::boundary`] and its end has been scanned; instead of
-    /// [`TimeBuilder::feed`], which is then not used, and ended by
-    /// [`TimeBuilder::lines_end`].
-    pub(crate) fn line_read(
-        &mut self,
-        start: u64,
-        time: Option<Option<(Nanos, i32)>>,
-        head: &[u8],
-    ) -> Result<()> {
+    /// Folds the lines of `b` that start before `upto` and were not folded
+    /// yet into the spans, in order: the same as feeding their text would
+    /// (instead of [`TimeBuilder::feed`], which is then not used). Blocks
+    /// come in order, each line once every checkpoint at or before its
+    /// start has been given to [`TimeBuilder::boundary`] and its end has
+    /// been scanned; [`TimeBuilder::fold_rest`] ends each block, and
+    /// [`TimeBuilder::lines_end`] the text.
+    pub(crate) fn fold(&mut self, b: &mut BlockTimes, upto: u64) -> Result<()> {
         let s = &mut self.state;
-        match time {
-            None => s.line(start, head),
-            Some(t) => {
-                s.close_before(start)?;
-                if let Some((t, year)) = t {
-                    s.stamper.anchor(t, year);
-                    s.extend(t);
-                }
-                s.sense.line += 1;
-                Ok(())
+        let end = b.next + b.starts[b.next..].partition_point(|&x| x < upto);
+        while b.next < end {
+            let ordered = b.ordered.get(b.next_ordered);
+            let stop = ordered.map_or(end, |o| (o.entry as usize).min(end));
+            // Lines read by the worker: each span's run of them at once.
+            while b.next < stop {
+                s.close_before(b.starts[b.next])?;
+                let lim = match s.boundaries.front() {
+                    Some(&bound) => b.next + b.starts[b.next..stop].partition_point(|&x| x < bound),
+                    None => stop,
+                };
+                let times = &b.times[b.next..lim];
+                let (lo, hi) = times.iter().fold((Nanos::MAX, Nanos::MIN), |(lo, hi), &t| {
+                    (lo.min(t), hi.max(t))
+                });
+                s.span_min = s.span_min.min(digest(lo));
+                s.span_max = s.span_max.max(digest(hi));
+                // The stamp in effect: the last one's.
+                s.stamper.anchor(times[times.len() - 1], b.year_of(lim - 1));
+                b.next = lim;
             }
+            if b.next == end {
+                break;
+            }
+            // A line to read in order, after the stamps before it.
+            let o = &b.ordered[b.next_ordered];
+            s.sense.merge(&b.runs[b.next_ordered], s.block_base);
+            s.sense.line = s.block_base + o.line;
+            s.line(b.starts[b.next], &o.head)?;
+            b.next_ordered += 1;
+            b.next += 1;
         }
+        Ok(())
     }
 
-    /// The lines given by [`TimeBuilder::line_read`] reach the end of the
-    /// text at `end`.
-    pub(crate) fn lines_end(&mut self, end: u64) {
+    /// Folds the rest of `b` ([`TimeBuilder::fold`]): its last lines have
+    /// ended.
+    pub(crate) fn fold_rest(&mut self, b: &mut BlockTimes) -> Result<()> {
+        self.fold(b, u64::MAX)?;
+        let s = &mut self.state;
+        s.sense.merge(&b.runs[b.next_ordered], s.block_base);
+        if let Some((line, c)) = b.conflict.take() {
+            s.conflicts(s.block_base + line, c);
+        }
+        s.block_base += b.lines;
+        s.sense.line = s.block_base;
+        Ok(())
+    }
+
+    /// The lines given by [`TimeBuilder::fold`] reach the end of the text
+    /// at `end`: the spans that begin before it are begun.
+    pub(crate) fn lines_end(&mut self, end: u64) -> Result<()> {
+        self.state.close_before(end.saturating_sub(1))?;
         self.heads.reset(end);
+        Ok(())
     }
 
     /// The format version its stamp format's name needs (spec R-4).
@@ -441,19 +546,27 @@ impl SpanState {
         self.close_before(start)?;
         if let Some(t) = self.stamper.stamp(head) {
             self.extend(t);
-            if self.sense.conflict_line.is_none() && self.stamper.zone_conflict().is_some() {
-                self.sense.conflict_line = Some(self.sense.line);
+            if let Some(c) = self.stamper.take_zone_conflict() {
+                self.conflicts(self.sense.line, c);
             }
         }
         self.sense.line += 1;
         Ok(())
     }
 
+    /// A stamp at line `line` whose zone abbreviation the zone
+    /// contradicts: kept if it is the first.
+    fn conflicts(&mut self, line: u64, c: ZoneConflict) {
+        if self.conflict.as_ref().is_none_or(|(l, _)| line < *l) {
+            self.conflict = Some((line, c));
+        }
+    }
+
     /// The error for times that cannot be right, if any.
     fn check(&self) -> Result<()> {
         let name = self.stamper.format().name();
         let path = self.source.display();
-        if let (Some(c), Some(line)) = (self.stamper.zone_conflict(), self.sense.conflict_line) {
+        if let Some((line, c)) = &self.conflict {
             let zone = self.stamper.format().tz_name();
             let hm = |o: i32| format!("{:+03}:{:02}", o / 3600, (o % 3600).abs() / 60);
             let written = match c.written.offset {
@@ -534,12 +647,22 @@ impl TimeBuilder {
             )));
         }
         // The running minimum from each new span to the end, backwards.
+        // (Read a chunk of spans at a time.)
+        const CHUNK: u64 = 4096;
+        let mut chunk = vec![0u8; CHUNK as usize * 16];
+        let word = |b: &[u8]| u64::from_le_bytes(b.try_into().expect("8 bytes"));
         let mut suffix = Spill::new();
         let mut m = NO_MIN;
-        for k in (0..n).rev() {
-            st.spans.read_at(&mut b, k * 16)?;
-            m = m.min(u64::from_le_bytes(b[..8].try_into().expect("8 bytes")));
-            suffix.append(&m.to_le_bytes())?;
+        let mut k = n;
+        while k > 0 {
+            let lo = k.saturating_sub(CHUNK);
+            let c = &mut chunk[..(k - lo) as usize * 16];
+            st.spans.read_at(c, lo * 16)?;
+            for e in c.chunks_exact(16).rev() {
+                m = m.min(word(&e[..8]));
+                suffix.append(&m.to_le_bytes())?;
+            }
+            k = lo;
         }
         let new_min = m;
         let mut tree = TreeBuilder::for_time(page_size, at);
@@ -563,18 +686,26 @@ impl TimeBuilder {
                 st.first_span
             )));
         }
-        let mut s = [0u8; 8];
-        for k in 0..n {
-            st.spans.read_at(&mut b, k * 16)?;
-            run_max = run_max.max(u64::from_le_bytes(b[8..].try_into().expect("8 bytes")));
-            suffix.read_at(&mut s, (n - 1 - k) * 8)?;
-            tree.push(
-                Checkpoint {
-                    line: run_max,
-                    offset: u64::from_le_bytes(s),
-                },
-                sink,
-            )?;
+        let mut minima = vec![0u8; CHUNK as usize * 8];
+        let mut k = 0;
+        while k < n {
+            let hi = (k + CHUNK).min(n);
+            let c = &mut chunk[..(hi - k) as usize * 16];
+            st.spans.read_at(c, k * 16)?;
+            // Span j's minimum is the suffix's entry n - 1 - j.
+            let mins = &mut minima[..(hi - k) as usize * 8];
+            suffix.read_at(mins, (n - hi) * 8)?;
+            for (e, min) in c.chunks_exact(16).zip(mins.chunks_exact(8).rev()) {
+                run_max = run_max.max(word(&e[8..]));
+                tree.push(
+                    Checkpoint {
+                        line: run_max,
+                        offset: word(min),
+                    },
+                    sink,
+                )?;
+            }
+            k = hi;
         }
         let shape = tree.finish(sink)?;
         let format = st.stamper.format();
@@ -596,6 +727,216 @@ impl TimeBuilder {
             .map_err(|e| Error::InvalidArgument(format!("time index: {e}")))?;
         sink.write_page(at, &page)?;
         Ok(shape.page_count)
+    }
+}
+
+/// Reads the stamps of blocks of text out of order, on a worker of the
+/// parallel scan ([`TimeBuilder::block_reader`]).
+pub(crate) struct BlockReader {
+    stamper: Stamper,
+    /// The source's modification time (for [`Sense`]).
+    mtime: i64,
+}
+
+/// The stamps of the lines that start in one block of text, read out of
+/// order by a [`BlockReader`], for [`TimeBuilder::fold`] to fold in order.
+#[derive(Debug, Default)]
+pub(crate) struct BlockTimes {
+    /// The stamped lines' starts and times, in order; a line whose stamp
+    /// is read in order has an entry too (its time unused).
+    starts: Vec<u64>,
+    times: Vec<Nanos>,
+    /// (entry, year) where an entry's wall-clock year differs from the
+    /// entry before's; the first entry's always.
+    years: Vec<(u32, i32)>,
+    /// The lines whose stamps are read in order.
+    ordered: Vec<Ordered>,
+    /// What the stamps before each line read in order look like, and those
+    /// after the last (`ordered.len() + 1` runs; lines counted from the
+    /// block's first).
+    runs: Vec<Sense>,
+    /// Lines that start in the block.
+    lines: u64,
+    /// Where the line starts that starts in the block and ends after it.
+    open: Option<u64>,
+    /// Whether the block holds a newline.
+    newline: bool,
+    /// The first stamp whose zone abbreviation the zone contradicts, and
+    /// its line in the block.
+    conflict: Option<(u64, ZoneConflict)>,
+    /// Folded so far: entries, lines read in order, and the entry of
+    /// `years` in effect.
+    next: usize,
+    next_ordered: usize,
+    year_at: usize,
+}
+
+/// A line whose stamp depends on the line before (a stamp without a
+/// year, in a format that reads others out of order).
+#[derive(Debug)]
+struct Ordered {
+    /// Its entry in [`BlockTimes`].
+    entry: u32,
+    /// Its line in the block.
+    line: u64,
+    /// Its first [`HEAD`] bytes.
+    head: Vec<u8>,
+}
+
+impl BlockTimes {
+    /// Where the line starts that starts in the block and ends after it.
+    pub(crate) fn open(&self) -> Option<u64> {
+        self.open
+    }
+
+    /// Whether the block holds a newline (the line before it, if open,
+    /// ends in it).
+    pub(crate) fn newline(&self) -> bool {
+        self.newline
+    }
+
+    /// The wall-clock year of entry `k` (at or after the last asked for).
+    fn year_of(&mut self, k: usize) -> i32 {
+        while self
+            .years
+            .get(self.year_at + 1)
+            .is_some_and(|&(e, _)| e as usize <= k)
+        {
+            self.year_at += 1;
+        }
+        self.years[self.year_at].1
+    }
+}
+
+impl BlockReader {
+    /// Reads into `out` the stamps of the lines that start in
+    /// `buf[pre..pre + len]`, the block at offset `at` whose first byte
+    /// starts a line when `first_is_start`, and whose newlines are at
+    /// `newlines` (offsets in the block); the bytes after the block in
+    /// `buf` hold the heads of its last lines (up to [`HEAD`] bytes each,
+    /// as [`Heads`] gives them to the sequential pass).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn read(
+        &mut self,
+        out: &mut BlockTimes,
+        buf: &[u8],
+        pre: usize,
+        len: usize,
+        at: u64,
+        first_is_start: bool,
+        newlines: &[u32],
+    ) {
+        out.starts.clear();
+        out.times.clear();
+        out.years.clear();
+        out.ordered.clear();
+        out.runs.clear();
+        out.conflict = None;
+        (out.next, out.next_ordered, out.year_at) = (0, 0, 0);
+        let mut year = None;
+        let mut line = 0u64;
+        out.starts.reserve(newlines.len() + 1);
+        out.times.reserve(newlines.len() + 1);
+        // Most lines: a stamp of the minute and year of the line before,
+        // read the short way (asked for again after every other line).
+        let quick =
+            |r: &BlockReader, year: Option<i32>| r.stamper.quick().filter(|q| Some(q.year) == year);
+        let mut q = quick(self, year);
+        let mut read = |r: &mut BlockReader, s: usize, head: &[u8], q: &mut Option<QuickIso>| {
+            let start = at + (s - pre) as u64;
+            match q.as_ref().and_then(|q| q.read(buf, s, head)) {
+                Some(t) => {
+                    out.starts.push(start);
+                    out.times.push(t);
+                }
+                None => {
+                    r.read_line(out, start, head, line, &mut year);
+                    *q = quick(r, year);
+                }
+            }
+            line += 1;
+        };
+        // Each line's end is the next newline of the one pass over the
+        // block (not a search of its head again); the last line that
+        // starts in the block may end after it.
+        let mut start = first_is_start.then_some(pre);
+        for &e in newlines {
+            let nl = pre + e as usize;
+            if let Some(s) = start {
+                read(self, s, &buf[s..(nl + 1).min(s + HEAD)], &mut q);
+            }
+            start = (nl + 1 < pre + len).then_some(nl + 1);
+        }
+        let newline = !newlines.is_empty();
+        if let Some(s) = start {
+            let limit = buf.len().min(s + HEAD);
+            let head = match memchr::memchr(b'\n', &buf[s..limit]) {
+                Some(k) => &buf[s..s + k + 1],
+                None => &buf[s..limit],
+            };
+            read(self, s, head, &mut q);
+        }
+        out.newline = newline;
+        out.lines = line;
+        out.open = start.map(|s| at + (s - pre) as u64);
+        // What the stamps look like, in runs between the lines read in
+        // order; a run's first outliers' lines are counted where there
+        // are any.
+        let block = &buf[pre..pre + len];
+        let line_of = |entry: usize| {
+            let rel = (out.starts[entry] - at) as usize;
+            super::scan::count_newlines(&block[..rel]) - u64::from(!first_is_start)
+        };
+        let mut from = 0;
+        for k in 0..=out.ordered.len() {
+            let to = out
+                .ordered
+                .get(k)
+                .map_or(out.times.len(), |o| o.entry as usize);
+            let run = Sense::over(&out.times[from..to], self.mtime, |e| line_of(from + e));
+            out.runs.push(run);
+            from = to + 1;
+        }
+    }
+
+    /// Line `line` of the block, at `start`, that the short way did not
+    /// read (or read in another year than the line before).
+    #[inline(never)]
+    fn read_line(
+        &mut self,
+        out: &mut BlockTimes,
+        start: u64,
+        head: &[u8],
+        line: u64,
+        year: &mut Option<i32>,
+    ) {
+        match self.stamper.stamp_alone(head) {
+            Some(None) => {}
+            Some(Some((t, y))) => {
+                if *year != Some(y) {
+                    out.years.push((out.starts.len() as u32, y));
+                    *year = Some(y);
+                }
+                out.starts.push(start);
+                out.times.push(t);
+            }
+            None => {
+                out.ordered.push(Ordered {
+                    entry: out.starts.len() as u32,
+                    line,
+                    head: head.to_vec(),
+                });
+                out.starts.push(start);
+                out.times.push(0);
+                // Its year is read in order; the next stamp's is written.
+                *year = None;
+            }
+        }
+        if let Some(c) = self.stamper.take_zone_conflict()
+            && out.conflict.is_none()
+        {
+            out.conflict = Some((line, c));
+        }
     }
 }
 

@@ -33,6 +33,164 @@ struct IsoMinute {
     /// The zone's offset for the minute, once a stamp without an offset
     /// needed it.
     zone: Option<i32>,
+    /// The shape of the rest of the last stamp of the minute read in full.
+    tail: Option<Tail>,
+}
+
+/// Words of [`Tail`].
+const TAIL_WORDS: usize = 4;
+
+/// The bytes after an ISO 8601 minute that its reading looked at (from
+/// the `:` before the seconds: the seconds, the fraction and the offset),
+/// as 8-byte words. A line of the same minute whose bytes there are the
+/// same but for other digits in the seconds' and fraction's places reads
+/// the same way (the readers branch on those bytes only, and on the
+/// digits only through the seconds' range), so it takes the shortest way:
+/// compare, check digits, add them up (and look for a zone abbreviation
+/// after the stamp, which reads other bytes, as the long way does).
+#[derive(Debug, Clone, Copy)]
+struct Tail {
+    bytes: [u64; TAIL_WORDS],
+    /// 0xFF in the bytes of the seconds' and fraction's digits.
+    digits: [u64; TAIL_WORDS],
+    /// 0xFF in the other bytes the reading looked at.
+    fixed: [u64; TAIL_WORDS],
+    /// Bytes the reading looked at (from the stamp's byte 16), and the
+    /// words holding them.
+    looked: usize,
+    words: usize,
+    /// The seconds' place (0: none), and the fraction's digits (from the
+    /// stamp's byte 20).
+    seconds: bool,
+    fraction: usize,
+    /// What the reading gave after the digits: the offset, and the
+    /// stamp's end.
+    off: Option<i32>,
+    end: usize,
+}
+
+/// Every byte `b`.
+const fn bytes(b: u8) -> u64 {
+    u64::from_ne_bytes([b; 8])
+}
+
+/// The words of `b[..8 * n]`.
+#[inline]
+fn load_words(b: &[u8], n: usize) -> [u64; TAIL_WORDS] {
+    let mut w = [0u64; TAIL_WORDS];
+    for (k, c) in b[..8 * n].as_chunks::<8>().0.iter().enumerate() {
+        w[k] = u64::from_le_bytes(*c);
+    }
+    w
+}
+
+impl Tail {
+    /// The shape of stamp `b` (from its first byte) whose reading from
+    /// byte 16 on gave `(off, end)`; `None` when the line ends before
+    /// what the reading could have looked at.
+    fn new(b: &[u8], off: Option<i32>, end: usize) -> Option<Tail> {
+        let seconds = b.get(16) == Some(&b':');
+        let (fraction, digits_end) = if seconds {
+            let n = b
+                .get(20..)
+                .map_or(0, |r| r.iter().take_while(|c| c.is_ascii_digit()).count());
+            let frac = matches!(b.get(19), Some(b'.' | b',')) && n > 0;
+            if frac { (n, 20 + n) } else { (0, 19) }
+        } else {
+            (0, 16)
+        };
+        // The offset's reader looks at the byte after the digits, and at
+        // up to 5 more after a sign; the seconds' reader, after a point or
+        // comma, at the byte after it (a fraction's digit, or not).
+        let offset_end = match b.get(digits_end) {
+            Some(b'+' | b'-') => digits_end + 6,
+            _ => digits_end + 1,
+        };
+        let point = seconds && matches!(b.get(19), Some(b'.' | b','));
+        let looked = offset_end.max(if point { 21 } else { 0 }) - 16;
+        let words = looked.div_ceil(8);
+        if words > TAIL_WORDS || b.len() < 16 + looked {
+            return None;
+        }
+        // (A line may end within the last word: its bytes past `looked`
+        // are not looked at.)
+        let mut tail = [0u8; 8 * TAIL_WORDS];
+        tail[..looked].copy_from_slice(&b[16..16 + looked]);
+        let mut digits = [0u8; 8 * TAIL_WORDS];
+        let mut fixed = [0u8; 8 * TAIL_WORDS];
+        for (i, (d, f)) in digits.iter_mut().zip(&mut fixed).enumerate().take(looked) {
+            let at = 16 + i;
+            if (seconds && (17..19).contains(&at)) || (20..20 + fraction).contains(&at) {
+                *d = 0xFF;
+            } else {
+                *f = 0xFF;
+            }
+        }
+        Some(Tail {
+            bytes: load_words(&tail, words),
+            digits: load_words(&digits, words),
+            fixed: load_words(&fixed, words),
+            looked,
+            words,
+            seconds,
+            fraction,
+            off,
+            end,
+        })
+    }
+
+    /// Whether stamp `b` has this shape.
+    #[inline]
+    fn fits(&self, b: &[u8]) -> bool {
+        if b.len() < 16 + 8 * self.words {
+            return false;
+        }
+        self.fits_words(&load_words(&b[16..], self.words))
+    }
+
+    /// Whether a stamp whose words from its byte 16 on are `w` has this
+    /// shape (the words past [`Tail::words`] are not looked at).
+    #[inline(always)]
+    fn fits_words(&self, w: &[u64; TAIL_WORDS]) -> bool {
+        let mut bad = 0u64;
+        for (k, &w) in w.iter().enumerate() {
+            bad |= (w ^ self.bytes[k]) & self.fixed[k];
+            // The digits' places hold digits (the others are made '0'):
+            // a byte below '0' or above '9' sets its top bit in one of the
+            // two (a borrow or carry across bytes comes only from such a
+            // byte, and can only set more).
+            let d = (w & self.digits[k]) | (bytes(b'0') & !self.digits[k]);
+            bad |= (d.wrapping_add(bytes(0x46)) | d.wrapping_sub(bytes(b'0'))) & bytes(0x80);
+        }
+        bad == 0
+    }
+
+    /// The seconds and nanoseconds of stamp `b`, which [`Tail::fits`].
+    #[inline(always)]
+    fn read(&self, b: &[u8]) -> (u32, u32) {
+        /// 10^(9 − n), as [`readers::fraction`] scales.
+        const SCALE: [u32; 10] = [
+            1_000_000_000,
+            100_000_000,
+            10_000_000,
+            1_000_000,
+            100_000,
+            10_000,
+            1_000,
+            100,
+            10,
+            1,
+        ];
+        if !self.seconds {
+            return (0, 0);
+        }
+        let s = (b[17] - b'0') as u32 * 10 + (b[18] - b'0') as u32;
+        let n = self.fraction.min(9);
+        let ns = b[20..20 + n]
+            .iter()
+            .fold(0u32, |v, &c| v * 10 + (c - b'0') as u32);
+        (s, ns * SCALE[n])
+    }
 }
 
 /// `a == b` for slices of one length, compared 8 bytes at a time: the
@@ -47,7 +205,7 @@ fn same_prefix(a: &[u8], b: &[u8]) -> bool {
     ca.iter()
         .zip(cb)
         .all(|(x, y)| u64::from_ne_bytes(*x) == u64::from_ne_bytes(*y))
-        && ta == tb
+        && ta.iter().zip(tb).all(|(x, y)| x == y)
 }
 
 impl IsoMinute {
@@ -72,7 +230,75 @@ impl IsoMinute {
             civil,
             utc: civil.utc_seconds(),
             zone: None,
+            tail: None,
         })
+    }
+}
+
+/// Words of [`QuickIso`]'s copy of a minute's line.
+const PREFIX_WORDS: usize = (ISO_WINDOW + 16).div_ceil(8);
+
+/// A copy of what [`State::iso_quick`] reads a line with, for a loop over
+/// the lines of a block ([`Stamper::quick`]): the same reading, from words
+/// held at hand. Valid until the stamper reads another line.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct QuickIso {
+    /// The minute's line's first `at + 16` bytes, as words, and which of
+    /// their bytes count.
+    prefix: [u64; PREFIX_WORDS],
+    mask: [u64; PREFIX_WORDS],
+    /// Where the stamp starts.
+    at: usize,
+    tail: Tail,
+    /// Bytes a line needs: what the reading looks at.
+    need: usize,
+    /// The minute's seconds since the epoch as if UTC, and the offset.
+    utc: i64,
+    off: i32,
+    /// The minute's wall-clock year.
+    pub(crate) year: i32,
+    /// Whether a zone abbreviation after the stamp is to be looked for
+    /// (a stamp without an offset, in a build).
+    abbr: bool,
+}
+
+impl QuickIso {
+    /// The time of the stamp of the line at `buf[s..]`, whose first
+    /// bytes (as [`Stamper::stamp_alone`] is given them) are `head`, when
+    /// the stamper reads it the short way, without a zone abbreviation
+    /// after it (the same time as [`Stamper::stamp_alone`]'s); `None`:
+    /// read it so.
+    #[inline(always)]
+    pub(crate) fn read(&self, buf: &[u8], s: usize, head: &[u8]) -> Option<Nanos> {
+        if head.len() < self.need {
+            return None;
+        }
+        let line = buf.get(s..s + self.at + 16 + 8 * TAIL_WORDS)?;
+        let mut diff = 0u64;
+        for (k, w) in line
+            .as_chunks::<8>()
+            .0
+            .iter()
+            .take(PREFIX_WORDS)
+            .enumerate()
+        {
+            diff |= (u64::from_le_bytes(*w) ^ self.prefix[k]) & self.mask[k];
+        }
+        let stamp = &line[self.at..];
+        if diff != 0 || !self.tail.fits_words(&load_words(&stamp[16..], TAIL_WORDS)) {
+            return None;
+        }
+        let (sec, ns) = self.tail.read(stamp);
+        if sec > 60 {
+            return None;
+        }
+        let t = (self.utc + sec as i64 - self.off as i64)
+            .checked_mul(super::NS)?
+            .checked_add(ns as i64)?;
+        if self.abbr && readers::abbreviation(&head[self.at..], self.tail.end).is_some() {
+            return None;
+        }
+        Some(t)
     }
 }
 
@@ -182,6 +408,12 @@ impl Stamper {
         self.s.conflict.as_ref()
     }
 
+    /// Takes the conflict [`Stamper::zone_conflict`] holds: the next one
+    /// is kept from now on.
+    pub(crate) fn take_zone_conflict(&mut self) -> Option<ZoneConflict> {
+        self.s.conflict.take()
+    }
+
     /// The time of `line`'s stamp as it was read when the line was written
     /// in wall-clock year `year` (stamps without a year; other stamps carry
     /// their year or need none); forgets the lines before.
@@ -194,7 +426,11 @@ impl Stamper {
     /// The time of `line`'s stamp, or `None` if it has none.
     pub fn stamp(&mut self, line: &[u8]) -> Option<Nanos> {
         let (f, s) = (&self.f, &mut self.s);
-        let (t, year) = match s.read_any(f, line)? {
+        let r = match s.iso_quick(f, line) {
+            Some(r) => r,
+            None => s.read_any(f, line)?,
+        };
+        let (t, year) = match r {
             Read::Time(t, year, abbr) => {
                 if let Some(a) = abbr
                     && s.check_zones
@@ -210,18 +446,58 @@ impl Stamper {
         Some(t)
     }
 
+    /// What the stamper reads lines the short way with now (an ISO 8601
+    /// stamp of the minute of the last read, of its shape), if it reads
+    /// any so, for a loop over lines that reads the others with this
+    /// stamper (and asks again after each).
+    pub(crate) fn quick(&self) -> Option<QuickIso> {
+        if !matches!(self.f.kind, TimeKind::Iso) {
+            return None;
+        }
+        let m = self.s.iso_minute.as_deref()?;
+        let tail = m.tail?;
+        let off = tail.off.or(m.zone)?;
+        let mut prefix = [0u64; PREFIX_WORDS];
+        let mut mask = [0u64; PREFIX_WORDS];
+        for i in 0..m.len {
+            prefix[i / 8] |= u64::from(m.prefix[i]) << (8 * (i % 8));
+            mask[i / 8] |= 0xFF << (8 * (i % 8));
+        }
+        Some(QuickIso {
+            prefix,
+            mask,
+            at: m.at,
+            tail,
+            need: m.at + 16 + tail.looked,
+            utc: m.utc,
+            off,
+            year: m.civil.y as i32,
+            abbr: tail.off.is_none() && self.s.check_zones,
+        })
+    }
+
     /// What [`Stamper::stamp`] would say of `line` whatever lines came
     /// before: `Some(time and wall-clock year, or None)`, or `None` when
     /// that depends on them (a stamp without a year, whose year follows
-    /// the line before) or must be read in order for a build's check (a
-    /// zone abbreviation). Leaves [`Stamper::last`] as it is. For reading
-    /// lines out of order (the parallel ingest).
+    /// the line before). Checks a zone abbreviation as [`Stamper::stamp`]
+    /// does. Leaves [`Stamper::last`] as it is. For reading lines out of
+    /// order (the parallel ingest).
     pub(crate) fn stamp_alone(&mut self, line: &[u8]) -> Option<Option<(Nanos, i32)>> {
         let s = &mut self.s;
-        match s.read_any(&self.f, line) {
+        let r = match s.iso_quick(&self.f, line) {
+            Some(r) => Some(r),
+            None => s.read_any(&self.f, line),
+        };
+        match r {
             None => Some(None),
-            Some(Read::Time(_, _, Some(_))) if s.check_zones => None,
-            Some(Read::Time(t, y, _)) => Some(Some((t, y))),
+            Some(Read::Time(t, y, abbr)) => {
+                if let Some(a) = abbr
+                    && s.check_zones
+                {
+                    s.check_abbr(&self.f.tz, t, a);
+                }
+                Some(Some((t, y)))
+            }
             Some(Read::YearLess(..)) => None,
         }
     }
@@ -323,6 +599,40 @@ impl State {
         Some(o)
     }
 
+    /// [`State::read_any`]'s reading of `line` when its format is ISO
+    /// 8601, `line` begins as the line of the last minute read did, and
+    /// the rest of its stamp has the [`Tail`] of the last read in full; or
+    /// `None` (then it may still have a stamp). Small, to be inlined where
+    /// every line is read.
+    #[inline(always)]
+    fn iso_quick(&self, f: &TimeFormat, line: &[u8]) -> Option<Read> {
+        if !matches!(f.kind, TimeKind::Iso) {
+            return None;
+        }
+        let m = self.iso_minute.as_deref()?;
+        let tail = m.tail.as_ref()?;
+        if line.len() < m.len || !same_prefix(&line[..m.len], &m.prefix[..m.len]) {
+            return None;
+        }
+        let stamp = &line[m.at..];
+        if !tail.fits(stamp) {
+            return None;
+        }
+        let (s, ns) = tail.read(stamp);
+        let o = tail.off.or(m.zone)?;
+        if s > 60 {
+            return None;
+        }
+        let t = (m.utc + s as i64 - o as i64)
+            .checked_mul(super::NS)?
+            .checked_add(ns as i64)?;
+        let abbr = match tail.off {
+            None if self.check_zones => readers::abbreviation(stamp, tail.end),
+            _ => None,
+        };
+        Some(Read::Time(t, m.civil.y as i32, abbr))
+    }
+
     /// The stamp of `line` when it begins as the line of the last ISO 8601
     /// minute did (the same bytes up to the end of the minute): only its
     /// seconds, fraction and offset are read. `None`: read it in full
@@ -335,7 +645,12 @@ impl State {
         }
         let (at, utc, zone) = (m.at, m.utc, m.zone);
         let mut c = m.civil;
-        let (off, end) = readers::ymd_tail(&line[at..], &mut c)?;
+        let stamp = &line[at..];
+        let (off, end) = readers::ymd_tail(stamp, &mut c)?;
+        let tail = Tail::new(stamp, off, end);
+        if let Some(m) = self.iso_minute.as_deref_mut() {
+            m.tail = tail;
+        }
         if c.s > 60 {
             return None;
         }
@@ -354,7 +669,7 @@ impl State {
             .checked_mul(super::NS)?
             .checked_add(c.ns as i64)?;
         let abbr = match off {
-            None if self.check_zones => readers::abbreviation(&line[at..], end),
+            None if self.check_zones => readers::abbreviation(stamp, end),
             _ => None,
         };
         Some(Read::Time(t, c.y as i32, abbr))
