@@ -11,8 +11,9 @@
 use crate::error::{Error, Result};
 use std::os::unix::fs::FileExt;
 
-/// Bytes kept in memory before they go to the file.
-const MEM: usize = 1 << 20;
+/// Bytes kept in memory before they go to the file (a few in the unit
+/// tests, so that they reach it).
+const MEM: usize = if cfg!(test) { 4096 } else { 1 << 20 };
 
 /// Bytes written to a temporary file (or memory if none can be created)
 /// and read back.
