@@ -418,8 +418,9 @@ mod tests {
     /// daylight-saving change; syslog stamps (whose year the line before
     /// gives: read in order); unstamped, long and short lines: each line
     /// in one of `styles` (0 to 10), or 11, a zone abbreviation the zone
-    /// contradicts (after the first third), 12, a stamp before 1980, or
-    /// 13, style 0's with a digit of its seconds or fraction replaced.
+    /// contradicts (after the first third), 12, a stamp before 1980, 13,
+    /// style 0's with a digit of its seconds or fraction replaced, or 14
+    /// to 16, fractions of 9, 1 and 12 digits.
     fn time_log(seed: u64, size: usize, styles: &[u64]) -> Vec<u8> {
         const MON: [&str; 12] = [
             "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
@@ -485,7 +486,19 @@ mod tests {
                 }
                 11 => format!("{y}-{mo:02}-{d:02} {h:02}:{mi:02}:{se:02} {body}\n"),
                 12 => format!("1975-{mo:02}-{d:02}T{h:02}:{mi:02}:{se:02}Z old {body}\n"),
-                _ => {
+                14 => format!(
+                    "{y}-{mo:02}-{d:02}T{h:02}:{mi:02}:{se:02}.{ms:03}{:06}+00:00 {body}\n",
+                    next(1_000_000)
+                ),
+                15 => format!(
+                    "{y}-{mo:02}-{d:02}T{h:02}:{mi:02}:{se:02}.{}Z {body}\n",
+                    ms % 10
+                ),
+                16 => format!(
+                    "{y}-{mo:02}-{d:02}T{h:02}:{mi:02}:{se:02},{ms:03}{:09}Z {body}\n",
+                    next(1_000_000_000)
+                ),
+                13 => {
                     // Style 0's with a digit of its seconds or fraction
                     // replaced.
                     let mut l =
@@ -501,6 +514,7 @@ mod tests {
                     }
                     String::from_utf8(b).expect("whole characters")
                 }
+                _ => unreachable!("no style {style}"),
             };
             out.push_str(&line);
         }
@@ -514,8 +528,11 @@ mod tests {
     #[test]
     fn short_ways_read_what_the_long_way_reads() {
         use crate::time::{TimeFormat, TimeKind};
-        let mixed: Vec<u64> = (0..14).filter(|&s| s != 12).collect();
-        let cases: [&[u64]; 12] = [
+        let mixed: Vec<u64> = (0..17).filter(|&s| s != 12).collect();
+        let cases: [&[u64]; 15] = [
+            &[14],
+            &[15],
+            &[16],
             &[0, 0, 0, 13],
             &mixed,
             &[0],

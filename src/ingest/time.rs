@@ -13,7 +13,7 @@ use super::build::{PageSink, TreeBuilder};
 use super::spill::Spill;
 use crate::error::{Error, Result};
 use crate::format::time::TimeHeader;
-use crate::time::{Nanos, QuickIso, Stamper, TimeFormat, ZoneConflict, digest};
+use crate::time::{Nanos, Stamper, TimeFormat, ZoneConflict, digest};
 use crate::tree::Checkpoint;
 use std::collections::VecDeque;
 
@@ -834,15 +834,12 @@ impl BlockReader {
         out.conflict = None;
         (out.next, out.next_ordered, out.year_at) = (0, 0, 0);
         let mut year = None;
-        let mut line = 0u64;
         out.starts.reserve(newlines.len() + 1);
         out.times.reserve(newlines.len() + 1);
         // Most lines: a stamp of the minute and year of the line before,
         // read the short way (asked for again after every other line).
-        let quick =
-            |r: &BlockReader, year: Option<i32>| r.stamper.quick().filter(|q| Some(q.year) == year);
-        let mut q = quick(self, year);
-        let mut read = |r: &mut BlockReader, s: usize, head: &[u8], q: &mut Option<QuickIso>| {
+        let mut q = self.stamper.quick().filter(|q| Some(q.year) == year);
+        let mut one = |r: &mut BlockReader, s: usize, head: &[u8], line: u64| {
             let start = at + (s - pre) as u64;
             match q.as_ref().and_then(|q| q.read(buf, s, head)) {
                 Some(t) => {
@@ -851,31 +848,55 @@ impl BlockReader {
                 }
                 None => {
                     r.read_line(out, start, head, line, &mut year);
-                    *q = quick(r, year);
+                    q = r.stamper.quick().filter(|q| Some(q.year) == year);
                 }
             }
-            line += 1;
         };
         // Each line's end is the next newline of the one pass over the
-        // block (not a search of its head again); the last line that
-        // starts in the block may end after it.
-        let mut start = first_is_start.then_some(pre);
-        for &e in newlines {
-            let nl = pre + e as usize;
-            if let Some(s) = start {
-                read(self, s, &buf[s..(nl + 1).min(s + HEAD)], &mut q);
-            }
-            start = (nl + 1 < pre + len).then_some(nl + 1);
+        // block (not a search of its head again); the first line starts
+        // at the block's start if a line does, the others after a
+        // newline, and the last that starts in the block may end after
+        // it.
+        let mut line = 0u64;
+        if first_is_start {
+            let end = newlines
+                .first()
+                .map_or(buf.len(), |&e| pre + e as usize + 1);
+            let head = &buf[pre..end.min(pre + HEAD)];
+            let head = match newlines.first() {
+                Some(_) => head,
+                None => match memchr::memchr(b'\n', head) {
+                    Some(k) => &head[..k + 1],
+                    None => head,
+                },
+            };
+            one(self, pre, head, line);
+            line += 1;
         }
-        let newline = !newlines.is_empty();
-        if let Some(s) = start {
+        for w in newlines.windows(2) {
+            let (s, end) = (pre + w[0] as usize + 1, pre + w[1] as usize + 1);
+            one(self, s, &buf[s..end.min(s + HEAD)], line);
+            line += 1;
+        }
+        let open = match newlines.last() {
+            Some(&e) => (e as usize + 1 < len).then_some(pre + e as usize + 1),
+            None => None,
+        };
+        if let Some(s) = open {
             let limit = buf.len().min(s + HEAD);
             let head = match memchr::memchr(b'\n', &buf[s..limit]) {
                 Some(k) => &buf[s..s + k + 1],
                 None => &buf[s..limit],
             };
-            read(self, s, head, &mut q);
+            one(self, s, head, line);
+            line += 1;
         }
+        let newline = !newlines.is_empty();
+        // The line that starts in the block and ends after it.
+        let start = match newlines.last() {
+            Some(_) => open,
+            None => first_is_start.then_some(pre),
+        };
         out.newline = newline;
         out.lines = line;
         out.open = start.map(|s| at + (s - pre) as u64);

@@ -149,11 +149,12 @@ impl Tail {
     }
 
     /// Whether a stamp whose words from its byte 16 on are `w` has this
-    /// shape (the words past [`Tail::words`] are not looked at).
+    /// shape (the words past [`Tail::words`] are not looked at, nor are
+    /// their bytes past [`Tail::looked`]).
     #[inline(always)]
     fn fits_words(&self, w: &[u64; TAIL_WORDS]) -> bool {
         let mut bad = 0u64;
-        for (k, &w) in w.iter().enumerate() {
+        for (k, &w) in w.iter().enumerate().take(self.words) {
             bad |= (w ^ self.bytes[k]) & self.fixed[k];
             // The digits' places hold digits (the others are made '0'):
             // a byte below '0' or above '9' sets its top bit in one of the
@@ -186,11 +187,36 @@ impl Tail {
         }
         let s = (b[17] - b'0') as u32 * 10 + (b[18] - b'0') as u32;
         let n = self.fraction.min(9);
-        let ns = b[20..20 + n]
-            .iter()
-            .fold(0u32, |v, &c| v * 10 + (c - b'0') as u32);
+        let ns = match b.get(20..28) {
+            // Up to 8 digits at once: moved to the word's top (its
+            // bottom bytes, the leading digits, become zeros), then
+            // summed in pairs, fours and eights.
+            Some(w) if n > 0 => {
+                let m = n.min(8);
+                let x =
+                    u64::from_le_bytes(w.try_into().expect("8 bytes")).wrapping_sub(bytes(b'0'));
+                let v = eight_digits(x << (8 * (8 - m)));
+                if n == 9 {
+                    v * 10 + (b[28] - b'0') as u32
+                } else {
+                    v
+                }
+            }
+            _ => b[20..20 + n]
+                .iter()
+                .fold(0u32, |v, &c| v * 10 + (c - b'0') as u32),
+        };
         (s, ns * SCALE[n])
     }
+}
+
+/// The number whose decimal digits are the bytes of `x` (each 0 to 9),
+/// its lowest byte the most significant digit.
+#[inline(always)]
+fn eight_digits(x: u64) -> u32 {
+    let x = (x & bytes(0x0F)).wrapping_mul(10 * 256 + 1) >> 8;
+    let x = (x & 0x00FF_00FF_00FF_00FF).wrapping_mul(100 * 65536 + 1) >> 16;
+    ((x & 0x0000_FFFF_0000_FFFF).wrapping_mul(10000 * (1 << 32) + 1) >> 32) as u32
 }
 
 /// `a == b` for slices of one length, compared 8 bytes at a time: the
@@ -247,6 +273,7 @@ pub(crate) struct QuickIso {
     /// their bytes count.
     prefix: [u64; PREFIX_WORDS],
     mask: [u64; PREFIX_WORDS],
+    words: usize,
     /// Where the stamp starts.
     at: usize,
     tail: Tail,
@@ -275,13 +302,7 @@ impl QuickIso {
         }
         let line = buf.get(s..s + self.at + 16 + 8 * TAIL_WORDS)?;
         let mut diff = 0u64;
-        for (k, w) in line
-            .as_chunks::<8>()
-            .0
-            .iter()
-            .take(PREFIX_WORDS)
-            .enumerate()
-        {
+        for (k, w) in line.as_chunks::<8>().0[..self.words].iter().enumerate() {
             diff |= (u64::from_le_bytes(*w) ^ self.prefix[k]) & self.mask[k];
         }
         let stamp = &line[self.at..];
@@ -466,6 +487,7 @@ impl Stamper {
         Some(QuickIso {
             prefix,
             mask,
+            words: m.len.div_ceil(8),
             at: m.at,
             tail,
             need: m.at + 16 + tail.looked,
