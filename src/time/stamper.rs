@@ -139,15 +139,6 @@ impl Tail {
         })
     }
 
-    /// Whether stamp `b` has this shape.
-    #[inline]
-    fn fits(&self, b: &[u8]) -> bool {
-        if b.len() < 16 + 8 * self.words {
-            return false;
-        }
-        self.fits_words(&load_words(&b[16..], self.words))
-    }
-
     /// Whether a stamp whose words from its byte 16 on are `w` has this
     /// shape (the words past [`Tail::words`] are not looked at, nor are
     /// their bytes past [`Tail::looked`]).
@@ -166,7 +157,8 @@ impl Tail {
         bad == 0
     }
 
-    /// The seconds and nanoseconds of stamp `b`, which [`Tail::fits`].
+    /// The seconds and nanoseconds of stamp `b`, whose words
+    /// [`Tail::fits_words`].
     #[inline(always)]
     fn read(&self, b: &[u8]) -> (u32, u32) {
         /// 10^(9 − n), as [`readers::fraction`] scales.
@@ -361,6 +353,8 @@ struct State {
     minute: Option<(Minute, i32)>,
     /// The last ISO 8601 minute read, for the lines after it.
     iso_minute: Option<Box<IsoMinute>>,
+    /// What reads its lines the short way, if they can be.
+    quick: Option<QuickIso>,
     /// The time of the last stamped line (years follow it).
     prev: Option<Nanos>,
     /// The wall-clock year of the last stamped line.
@@ -383,6 +377,7 @@ impl Stamper {
             s: State {
                 minute: None,
                 iso_minute: None,
+                quick: None,
                 prev: None,
                 prev_year,
                 check_zones: false,
@@ -422,6 +417,7 @@ impl Stamper {
     /// ([`Stamper::zone_conflict`]).
     pub fn check_zones(&mut self, yes: bool) {
         self.s.check_zones = yes;
+        self.s.quick = self.s.quick_of();
     }
 
     /// The first stamp whose zone abbreviation the zone contradicts.
@@ -475,27 +471,7 @@ impl Stamper {
         if !matches!(self.f.kind, TimeKind::Iso) {
             return None;
         }
-        let m = self.s.iso_minute.as_deref()?;
-        let tail = m.tail?;
-        let off = tail.off.or(m.zone)?;
-        let mut prefix = [0u64; PREFIX_WORDS];
-        let mut mask = [0u64; PREFIX_WORDS];
-        for i in 0..m.len {
-            prefix[i / 8] |= u64::from(m.prefix[i]) << (8 * (i % 8));
-            mask[i / 8] |= 0xFF << (8 * (i % 8));
-        }
-        Some(QuickIso {
-            prefix,
-            mask,
-            words: m.len.div_ceil(8),
-            at: m.at,
-            tail,
-            need: m.at + 16 + tail.looked,
-            utc: m.utc,
-            off,
-            year: m.civil.y as i32,
-            abbr: tail.off.is_none() && self.s.check_zones,
-        })
+        self.s.quick
     }
 
     /// What [`Stamper::stamp`] would say of `line` whatever lines came
@@ -557,6 +533,7 @@ impl State {
                 let (at, r) = readers::ymd_pos(line, b'-')?;
                 if let Reading::Civil { c, .. } = &r {
                     self.iso_minute = IsoMinute::new(line, at, c).map(Box::new);
+                    self.quick = None;
                 }
                 r
             }
@@ -631,28 +608,36 @@ impl State {
         if !matches!(f.kind, TimeKind::Iso) {
             return None;
         }
+        let q = self.quick.as_ref()?;
+        let t = q.read(line, 0, line)?;
+        Some(Read::Time(t, q.year, None))
+    }
+
+    /// What reads the lines of the last ISO 8601 minute the short way, if
+    /// they can be (kept in [`State::quick`], made again whenever what it
+    /// copies changes).
+    fn quick_of(&self) -> Option<QuickIso> {
         let m = self.iso_minute.as_deref()?;
-        let tail = m.tail.as_ref()?;
-        if line.len() < m.len || !same_prefix(&line[..m.len], &m.prefix[..m.len]) {
-            return None;
+        let tail = m.tail?;
+        let off = tail.off.or(m.zone)?;
+        let mut prefix = [0u64; PREFIX_WORDS];
+        let mut mask = [0u64; PREFIX_WORDS];
+        for i in 0..m.len {
+            prefix[i / 8] |= u64::from(m.prefix[i]) << (8 * (i % 8));
+            mask[i / 8] |= 0xFF << (8 * (i % 8));
         }
-        let stamp = &line[m.at..];
-        if !tail.fits(stamp) {
-            return None;
-        }
-        let (s, ns) = tail.read(stamp);
-        let o = tail.off.or(m.zone)?;
-        if s > 60 {
-            return None;
-        }
-        let t = (m.utc + s as i64 - o as i64)
-            .checked_mul(super::NS)?
-            .checked_add(ns as i64)?;
-        let abbr = match tail.off {
-            None if self.check_zones => readers::abbreviation(stamp, tail.end),
-            _ => None,
-        };
-        Some(Read::Time(t, m.civil.y as i32, abbr))
+        Some(QuickIso {
+            prefix,
+            mask,
+            words: m.len.div_ceil(8),
+            at: m.at,
+            tail,
+            need: m.at + 16 + tail.looked,
+            utc: m.utc,
+            off,
+            year: m.civil.y as i32,
+            abbr: tail.off.is_none() && self.check_zones,
+        })
     }
 
     /// The stamp of `line` when it begins as the line of the last ISO 8601
@@ -673,6 +658,7 @@ impl State {
         if let Some(m) = self.iso_minute.as_deref_mut() {
             m.tail = tail;
         }
+        self.quick = self.quick_of();
         if c.s > 60 {
             return None;
         }
@@ -684,6 +670,7 @@ impl State {
                 if let Some(m) = self.iso_minute.as_deref_mut() {
                     m.zone = Some(z);
                 }
+                self.quick = self.quick_of();
                 z
             }
         };
