@@ -33,6 +33,8 @@ pub(crate) const GRAIN: usize = 4096;
 pub(crate) const BATCH: usize = 8;
 /// Blocks each worker may read ahead of the scan.
 const AHEAD: u64 = 4;
+/// The longest block: its newlines' offsets in it fit in 32 bits.
+const MAX_BLOCK: usize = 1 << 30;
 
 /// A block read and counted by a worker.
 struct Counted {
@@ -86,6 +88,9 @@ pub(crate) fn scan(
     grain: usize,
     progress: &mut dyn FnMut(u64) -> bool,
 ) -> Result<Option<u8>> {
+    // A block's newlines are kept as 32-bit offsets in it (the sidecar
+    // is the same for any block).
+    let block = block.min(MAX_BLOCK);
     let blocks = (end - from).div_ceil(block as u64);
     let workers = workers.max(1);
     let ahead = AHEAD * workers as u64;

@@ -485,7 +485,11 @@ impl TimeBuilder {
     pub(crate) fn fold_rest(&mut self, b: &mut BlockTimes) -> Result<()> {
         self.fold(b, u64::MAX)?;
         let s = &mut self.state;
-        s.sense.merge(&b.runs[b.next_ordered], s.block_base);
+        // (A block never read has no runs, and no lines.)
+        debug_assert!(b.runs.len() == b.ordered.len() + 1 || b.lines == 0);
+        if let Some(run) = b.runs.get(b.next_ordered) {
+            s.sense.merge(run, s.block_base);
+        }
         if let Some((line, c)) = b.conflict.take() {
             s.conflicts(s.block_base + line, c);
         }
