@@ -198,9 +198,8 @@ pub(crate) fn scan(
                     // The open line ends at this block's first newline;
                     // every line that starts in the block ends in it but
                     // its open one.
-                    if c.times.newline()
-                        && let Some(mut b) = open.take()
-                    {
+                    let newline = c.counts.last().is_some_and(|&n| n > 0);
+                    if newline && let Some(mut b) = open.take() {
                         t.fold_rest(&mut b)?;
                         spare = Some(b);
                     }
@@ -210,7 +209,7 @@ pub(crate) fn scan(
                             let empty = spare.take().unwrap_or_default();
                             open = Some(std::mem::replace(&mut c.times, empty));
                         }
-                        None if c.times.newline() => t.fold_rest(&mut c.times)?,
+                        None if newline => t.fold_rest(&mut c.times)?,
                         None => {}
                     }
                 }

@@ -763,8 +763,6 @@ pub(crate) struct BlockTimes {
     lines: u64,
     /// Where the line starts that starts in the block and ends after it.
     open: Option<u64>,
-    /// Whether the block holds a newline.
-    newline: bool,
     /// The first stamp whose zone abbreviation the zone contradicts, and
     /// its line in the block.
     conflict: Option<(u64, ZoneConflict)>,
@@ -791,12 +789,6 @@ impl BlockTimes {
     /// Where the line starts that starts in the block and ends after it.
     pub(crate) fn open(&self) -> Option<u64> {
         self.open
-    }
-
-    /// Whether the block holds a newline (the line before it, if open,
-    /// ends in it).
-    pub(crate) fn newline(&self) -> bool {
-        self.newline
     }
 
     /// The wall-clock year of entry `k` (at or after the last asked for).
@@ -862,19 +854,13 @@ impl BlockReader {
         // newline, and the last that starts in the block may end after
         // it.
         let mut line = 0u64;
-        if first_is_start {
-            let end = newlines
-                .first()
-                .map_or(buf.len(), |&e| pre + e as usize + 1);
-            let head = &buf[pre..end.min(pre + HEAD)];
-            let head = match newlines.first() {
-                Some(_) => head,
-                None => match memchr::memchr(b'\n', head) {
-                    Some(k) => &head[..k + 1],
-                    None => head,
-                },
-            };
-            one(self, pre, head, line);
+        if first_is_start && let Some(&e) = newlines.first() {
+            one(
+                self,
+                pre,
+                &buf[pre..(pre + e as usize + 1).min(pre + HEAD)],
+                line,
+            );
             line += 1;
         }
         for w in newlines.windows(2) {
@@ -882,9 +868,11 @@ impl BlockReader {
             one(self, s, &buf[s..end.min(s + HEAD)], line);
             line += 1;
         }
+        // The line that starts in the block and ends after it: its head
+        // reaches into the bytes after the block.
         let open = match newlines.last() {
             Some(&e) => (e as usize + 1 < len).then_some(pre + e as usize + 1),
-            None => None,
+            None => first_is_start.then_some(pre),
         };
         if let Some(s) = open {
             let limit = buf.len().min(s + HEAD);
@@ -895,22 +883,15 @@ impl BlockReader {
             one(self, s, head, line);
             line += 1;
         }
-        let newline = !newlines.is_empty();
-        // The line that starts in the block and ends after it.
-        let start = match newlines.last() {
-            Some(_) => open,
-            None => first_is_start.then_some(pre),
-        };
-        out.newline = newline;
         out.lines = line;
-        out.open = start.map(|s| at + (s - pre) as u64);
+        out.open = open.map(|s| at + (s - pre) as u64);
         // What the stamps look like, in runs between the lines read in
-        // order; a run's first outliers' lines are counted where there
-        // are any.
-        let block = &buf[pre..pre + len];
+        // order; a run's first outliers' lines are found where there are
+        // any (the newlines before their start, less the one before the
+        // block's first line if it began in an earlier block).
         let line_of = |entry: usize| {
             let rel = (out.starts[entry] - at) as usize;
-            super::scan::count_newlines(&block[..rel]) - u64::from(!first_is_start)
+            newlines.partition_point(|&e| (e as usize) < rel) as u64 - u64::from(!first_is_start)
         };
         let mut from = 0;
         for k in 0..=out.ordered.len() {

@@ -162,22 +162,24 @@ pub(crate) fn digits(b: &[u8], at: usize, n: usize) -> Option<u32> {
     Some(v)
 }
 
+/// 10^(9 − n): what `n` digits of a fraction of a second are multiplied
+/// by for nanoseconds.
+pub(crate) const FRACTION_SCALE: [u32; 10] = [
+    1_000_000_000,
+    100_000_000,
+    10_000_000,
+    1_000_000,
+    100_000,
+    10_000,
+    1_000,
+    100,
+    10,
+    1,
+];
+
 /// A fraction of a second at `b[at..]` after its separator: up to 9 digits
 /// read, more ignored. Returns nanoseconds and the end.
 pub(crate) fn fraction(b: &[u8], mut at: usize) -> (u32, usize) {
-    /// 10^(9 − n): what `n` digits of a fraction are multiplied by.
-    const SCALE: [u32; 10] = [
-        1_000_000_000,
-        100_000_000,
-        10_000_000,
-        1_000_000,
-        100_000,
-        10_000,
-        1_000,
-        100,
-        10,
-        1,
-    ];
     let mut ns = 0u32;
     let mut n = 0;
     while let Some(&c) = b.get(at) {
@@ -192,7 +194,7 @@ pub(crate) fn fraction(b: &[u8], mut at: usize) -> (u32, usize) {
     }
     // One multiplication, not 9 − n dependent ones (a stamp's fraction is
     // read on every line of a time build).
-    (ns * SCALE[n], at)
+    (ns * FRACTION_SCALE[n], at)
 }
 
 /// A UTC offset `Z`, `±HH:MM`, `±HHMM` or `±HH` at `b[at..]`, and its end.

@@ -59,8 +59,8 @@ struct Tail {
     /// words holding them.
     looked: usize,
     words: usize,
-    /// The seconds' place (0: none), and the fraction's digits (from the
-    /// stamp's byte 20).
+    /// Whether the stamp has seconds (a `:` at its byte 16), and its
+    /// fraction's digits (from its byte 20).
     seconds: bool,
     fraction: usize,
     /// What the reading gave after the digits: the offset, and the
@@ -90,12 +90,13 @@ impl Tail {
     /// what the reading could have looked at.
     fn new(b: &[u8], off: Option<i32>, end: usize) -> Option<Tail> {
         let seconds = b.get(16) == Some(&b':');
+        // A point or comma after the seconds, maybe before a fraction.
+        let point = seconds && matches!(b.get(19), Some(b'.' | b','));
         let (fraction, digits_end) = if seconds {
             let n = b
                 .get(20..)
                 .map_or(0, |r| r.iter().take_while(|c| c.is_ascii_digit()).count());
-            let frac = matches!(b.get(19), Some(b'.' | b',')) && n > 0;
-            if frac { (n, 20 + n) } else { (0, 19) }
+            if point && n > 0 { (n, 20 + n) } else { (0, 19) }
         } else {
             (0, 16)
         };
@@ -106,7 +107,6 @@ impl Tail {
             Some(b'+' | b'-') => digits_end + 6,
             _ => digits_end + 1,
         };
-        let point = seconds && matches!(b.get(19), Some(b'.' | b','));
         let looked = offset_end.max(if point { 21 } else { 0 }) - 16;
         let words = looked.div_ceil(8);
         if words > TAIL_WORDS || b.len() < 16 + looked {
@@ -161,19 +161,6 @@ impl Tail {
     /// [`Tail::fits_words`].
     #[inline(always)]
     fn read(&self, b: &[u8]) -> (u32, u32) {
-        /// 10^(9 − n), as [`readers::fraction`] scales.
-        const SCALE: [u32; 10] = [
-            1_000_000_000,
-            100_000_000,
-            10_000_000,
-            1_000_000,
-            100_000,
-            10_000,
-            1_000,
-            100,
-            10,
-            1,
-        ];
         if !self.seconds {
             return (0, 0);
         }
@@ -198,7 +185,7 @@ impl Tail {
                 .iter()
                 .fold(0u32, |v, &c| v * 10 + (c - b'0') as u32),
         };
-        (s, ns * SCALE[n])
+        (s, ns * readers::FRACTION_SCALE[n])
     }
 }
 
@@ -256,9 +243,11 @@ impl IsoMinute {
 /// Words of [`QuickIso`]'s copy of a minute's line.
 const PREFIX_WORDS: usize = (ISO_WINDOW + 16).div_ceil(8);
 
-/// A copy of what [`State::iso_quick`] reads a line with, for a loop over
-/// the lines of a block ([`Stamper::quick`]): the same reading, from words
-/// held at hand. Valid until the stamper reads another line.
+/// The short way to read the lines of the last ISO 8601 minute read in
+/// full (its bytes and the rest's [`Tail`], as words held at hand): what
+/// [`State::iso_quick`] reads with, and a copy of it for a loop over the
+/// lines of a block ([`Stamper::quick`]), valid until the stamper reads
+/// another line.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct QuickIso {
     /// The minute's line's first `at + 16` bytes, as words, and which of
