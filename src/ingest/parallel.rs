@@ -591,14 +591,46 @@ mod tests {
                     assert_eq!(got, want, "{tz}: {:?}", String::from_utf8_lossy(line));
                     at += line.len();
                 }
+                // The workers' loop over a block's lines (runs of them
+                // with QuickIso::read_between, the others alone) reads
+                // each line's head as a fresh stamper does.
+                let nl: Vec<u32> = memchr::memchr_iter(b'\n', &data)
+                    .map(|i| i as u32)
+                    .collect();
+                let mut st = format.stamper();
+                st.check_zones(true);
+                let (mut k, mut between) = (0, 0);
+                while k + 1 < nl.len() {
+                    if let Some(q) = st.quick() {
+                        let n = q.read_between(&data, 0, &nl[k..], HEAD, |s, t| {
+                            let e = s + memchr::memchr(b'\n', &data[s..]).expect("a newline") + 1;
+                            let head = &data[s..e.min(s + HEAD)];
+                            let want = fresh(head);
+                            let line = String::from_utf8_lossy(head);
+                            assert_eq!((Some(Some((t, q.year))), None), want, "{tz}: {line:?}");
+                        });
+                        (k, between) = (k + n, between + n);
+                        if k + 1 == nl.len() {
+                            break;
+                        }
+                    }
+                    let (s, e) = (nl[k] as usize + 1, nl[k + 1] as usize + 1);
+                    let head = &data[s..e.min(s + HEAD)];
+                    let got = (st.stamp_alone(head), st.take_zone_conflict());
+                    let line = String::from_utf8_lossy(head);
+                    assert_eq!(got, fresh(head), "{tz}: {line:?}");
+                    k += 1;
+                }
                 // Most lines of a minute go the short way (where their
                 // shape is the one before's, and no abbreviation follows).
                 let lines = data.iter().filter(|&&b| b == b'\n').count();
                 if styles.len() == 1 && styles[0] != 7 && styles[0] != 11 {
-                    assert!(
-                        quick * 2 > lines,
-                        "{tz} {styles:?}: {quick} of {lines} lines the short way"
-                    );
+                    for (way, n) in [("short way", quick), ("run loop", between)] {
+                        assert!(
+                            n * 2 > lines,
+                            "{tz} {styles:?}: {n} of {lines} lines the {way}"
+                        );
+                    }
                 }
             }
         }

@@ -13,7 +13,7 @@ use super::build::{PageSink, TreeBuilder};
 use super::spill::Spill;
 use crate::error::{Error, Result};
 use crate::format::time::TimeHeader;
-use crate::time::{Nanos, Stamper, TimeFormat, ZoneConflict, digest};
+use crate::time::{Nanos, QuickIso, Stamper, TimeFormat, ZoneConflict, digest};
 use crate::tree::Checkpoint;
 use std::collections::VecDeque;
 
@@ -273,8 +273,18 @@ impl Sense {
         let mut s = Sense::new(0, mtime);
         s.stamped = times.len() as u64;
         let late_after = s.late_after;
-        s.early.count = times.iter().filter(|&&t| t < EARLY).count() as u64;
-        s.late.count = times.iter().filter(|&&t| t > late_after).count() as u64;
+        // One pass, without branches: (early, late, back, forth).
+        let (mut early, mut late, mut back, mut forth) = (0u64, 0u64, 0u64, 0u64);
+        let mut p = times.first().copied().unwrap_or(0);
+        for &t in times {
+            early += u64::from(t < EARLY);
+            late += u64::from(t > late_after);
+            let d = t.saturating_sub(p);
+            back += u64::from(d < -DAY);
+            forth += u64::from(d > DAY);
+            p = t;
+        }
+        (s.early.count, s.late.count, s.back, s.forth) = (early, late, back, forth);
         if s.early.count > 0 {
             let k = times.iter().position(|&t| t < EARLY).expect("counted");
             s.early.first = (line_of(k), times[k]);
@@ -282,9 +292,6 @@ impl Sense {
         if s.late.count > 0 {
             let k = times.iter().position(|&t| t > late_after).expect("counted");
             s.late.first = (line_of(k), times[k]);
-        }
-        for w in times.windows(2) {
-            s.step(w[0], w[1]);
         }
         s.first = times.first().copied();
         s.prev = times.last().copied();
@@ -835,7 +842,12 @@ impl BlockReader {
         // Most lines: a stamp of the minute and year of the line before,
         // read the short way (asked for again after every other line).
         let mut q = self.stamper.quick().filter(|q| Some(q.year) == year);
-        let mut one = |r: &mut BlockReader, s: usize, head: &[u8], line: u64| {
+        let mut one = |r: &mut BlockReader,
+                       out: &mut BlockTimes,
+                       q: &mut Option<QuickIso>,
+                       s: usize,
+                       head: &[u8],
+                       line: u64| {
             let start = at + (s - pre) as u64;
             match q.as_ref().and_then(|q| q.read(buf, s, head)) {
                 Some(t) => {
@@ -844,7 +856,7 @@ impl BlockReader {
                 }
                 None => {
                     r.read_line(out, start, head, line, &mut year);
-                    q = r.stamper.quick().filter(|q| Some(q.year) == year);
+                    *q = r.stamper.quick().filter(|q| Some(q.year) == year);
                 }
             }
         };
@@ -857,16 +869,36 @@ impl BlockReader {
         if first_is_start && let Some(&e) = newlines.first() {
             one(
                 self,
+                out,
+                &mut q,
                 pre,
                 &buf[pre..(pre + e as usize + 1).min(pre + HEAD)],
                 line,
             );
             line += 1;
         }
-        for w in newlines.windows(2) {
-            let (s, end) = (pre + w[0] as usize + 1, pre + w[1] as usize + 1);
-            one(self, s, &buf[s..end.min(s + HEAD)], line);
+        // The lines between newlines: runs of them the short way, in one
+        // loop, each line that does not take it the long way.
+        let mut k = 0;
+        while k + 1 < newlines.len() {
+            if let Some(q) = q.as_ref() {
+                let n = q.read_between(buf, pre, &newlines[k..], HEAD, |s, t| {
+                    out.starts.push(at + (s - pre) as u64);
+                    out.times.push(t);
+                });
+                k += n;
+                line += n as u64;
+                if k + 1 == newlines.len() {
+                    break;
+                }
+            }
+            let (s, end) = (
+                pre + newlines[k] as usize + 1,
+                pre + newlines[k + 1] as usize + 1,
+            );
+            one(self, out, &mut q, s, &buf[s..end.min(s + HEAD)], line);
             line += 1;
+            k += 1;
         }
         // The line that starts in the block and ends after it: its head
         // reaches into the bytes after the block.
@@ -880,7 +912,7 @@ impl BlockReader {
                 Some(k) => &buf[s..s + k + 1],
                 None => &buf[s..limit],
             };
-            one(self, s, head, line);
+            one(self, out, &mut q, s, head, line);
             line += 1;
         }
         out.lines = line;

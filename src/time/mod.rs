@@ -37,6 +37,7 @@ pub use readers::Abbr;
 pub fn abbreviation_offset(word: &str) -> Option<Option<i32>> {
     readers::abbreviation(format!(" {word}").as_bytes(), 0).map(|a| a.offset)
 }
+pub(crate) use stamper::QuickIso;
 pub use stamper::{Stamper, ZoneConflict};
 pub use strptime::{Place, Strptime};
 

@@ -144,8 +144,15 @@ impl Tail {
     /// their bytes past [`Tail::looked`]).
     #[inline(always)]
     fn fits_words(&self, w: &[u64; TAIL_WORDS]) -> bool {
+        self.fits_first(w, self.words)
+    }
+
+    /// [`Tail::fits_words`] for a tail of `n` words ([`Tail::words`]).
+    #[inline(always)]
+    fn fits_first(&self, w: &[u64; TAIL_WORDS], n: usize) -> bool {
+        debug_assert_eq!(n, self.words);
         let mut bad = 0u64;
-        for (k, &w) in w.iter().enumerate().take(self.words) {
+        for (k, &w) in w.iter().enumerate().take(n) {
             bad |= (w ^ self.bytes[k]) & self.fixed[k];
             // The digits' places hold digits (the others are made '0'):
             // a byte below '0' or above '9' sets its top bit in one of the
@@ -263,6 +270,9 @@ pub(crate) struct QuickIso {
     /// The minute's seconds since the epoch as if UTC, and the offset.
     utc: i64,
     off: i32,
+    /// The minute's instant, if a minute's seconds and fraction cannot
+    /// take it out of range.
+    base: Option<Nanos>,
     /// The minute's wall-clock year.
     pub(crate) year: i32,
     /// Whether a zone abbreviation after the stamp is to be looked for
@@ -301,6 +311,94 @@ impl QuickIso {
             return None;
         }
         Some(t)
+    }
+}
+
+impl QuickIso {
+    /// Reads the short way, in order, the lines between newlines `nl` of
+    /// the bytes at `buf[pre..]` (line `k` from after `nl[k]` to after
+    /// `nl[k + 1]`; its head, as [`QuickIso::read`] is given it, its
+    /// first `head` bytes at most), giving each one's start in `buf` and
+    /// its time to `each`, until a line does not take it. Returns how
+    /// many it read. The loop of a time build's workers: one call per
+    /// run of lines of one minute, not one per line, made for the common
+    /// sizes of the minute's prefix and the stamp's tail.
+    #[inline]
+    pub(crate) fn read_between(
+        &self,
+        buf: &[u8],
+        pre: usize,
+        nl: &[u32],
+        head: usize,
+        each: impl FnMut(usize, Nanos),
+    ) -> usize {
+        match (self.words, self.tail.words, self.base) {
+            (2, 1, Some(b)) => self.between::<2, 1>(b, buf, pre, nl, head, each),
+            (2, 2, Some(b)) => self.between::<2, 2>(b, buf, pre, nl, head, each),
+            (2, 3, Some(b)) => self.between::<2, 3>(b, buf, pre, nl, head, each),
+            (3, 1, Some(b)) => self.between::<3, 1>(b, buf, pre, nl, head, each),
+            (3, 2, Some(b)) => self.between::<3, 2>(b, buf, pre, nl, head, each),
+            (3, 3, Some(b)) => self.between::<3, 3>(b, buf, pre, nl, head, each),
+            _ => {
+                let mut each = each;
+                for (k, w) in nl.windows(2).enumerate() {
+                    let (s, end) = (pre + w[0] as usize + 1, pre + w[1] as usize + 1);
+                    match self.read(buf, s, &buf[s..end.min(s + head)]) {
+                        Some(t) => each(s, t),
+                        None => return k,
+                    }
+                }
+                nl.len().saturating_sub(1)
+            }
+        }
+    }
+
+    /// [`QuickIso::read_between`] for a prefix of `P` words and a tail of
+    /// `T`, and the minute's instant `base` (nanoseconds, the offset
+    /// applied; far enough from the ends of the range that a minute's
+    /// seconds and fraction cannot overflow it): the same reading as
+    /// [`QuickIso::read`], its loops of known length.
+    #[inline(always)]
+    fn between<const P: usize, const T: usize>(
+        &self,
+        base: Nanos,
+        buf: &[u8],
+        pre: usize,
+        nl: &[u32],
+        head: usize,
+        mut each: impl FnMut(usize, Nanos),
+    ) -> usize {
+        let at = self.at;
+        let reach = (8 * P).max(at + 16 + 8 * T);
+        let word =
+            |line: &[u8], i: usize| u64::from_le_bytes(line[i..i + 8].try_into().expect("8 bytes"));
+        for (k, w) in nl.windows(2).enumerate() {
+            let (s, end) = (pre + w[0] as usize + 1, pre + w[1] as usize + 1);
+            let len = (end - s).min(head);
+            let Some(line) = buf.get(s..s + reach) else {
+                return k;
+            };
+            let mut diff = 0u64;
+            for i in 0..P {
+                diff |= (word(line, 8 * i) ^ self.prefix[i]) & self.mask[i];
+            }
+            let mut tail = [0u64; TAIL_WORDS];
+            for (i, t) in tail.iter_mut().enumerate().take(T) {
+                *t = word(line, at + 16 + 8 * i);
+            }
+            if len < self.need || diff != 0 || !self.tail.fits_first(&tail, T) {
+                return k;
+            }
+            let (sec, ns) = self.tail.read(&line[at..]);
+            if sec > 60
+                || (self.abbr
+                    && readers::abbreviation(&buf[s + at..s + len], self.tail.end).is_some())
+            {
+                return k;
+            }
+            each(s, base + sec as i64 * super::NS + ns as i64);
+        }
+        nl.len().saturating_sub(1)
     }
 }
 
@@ -624,6 +722,9 @@ impl State {
             need: m.at + 16 + tail.looked,
             utc: m.utc,
             off,
+            base: (m.utc - off as i64)
+                .checked_mul(super::NS)
+                .filter(|b| b.checked_add(62 * super::NS).is_some()),
             year: m.civil.y as i32,
             abbr: tail.off.is_none() && self.check_zones,
         })
