@@ -440,7 +440,9 @@ mod tests {
         let t0: i64 = 1_798_760_400;
         let mut t = 0i64;
         let mut out = String::new();
+        let mut lines = 0u64;
         while out.len() < size {
+            lines += 1;
             t += next(3) as i64;
             if next(50) == 0 {
                 t -= 90;
@@ -502,6 +504,14 @@ mod tests {
                     "{y}-{mo:02}-{d:02}T{h:02}:{mi:02}:{se:02},{ms:03}{:09}Z {body}\n",
                     next(1_000_000_000)
                 ),
+                17 => {
+                    // Every other line 40 days on: stamps that jump back
+                    // and forth.
+                    let far = jiff::Timestamp::from_second(t0 + t + 40 * 86_400).unwrap();
+                    let c =
+                        jiff::tz::TimeZone::UTC.to_datetime(if lines % 2 == 0 { far } else { ts });
+                    format!("{} jump {body}\n", c.strftime("%Y-%m-%dT%H:%M:%S%.3fZ"))
+                }
                 13 => {
                     // Style 0's with a digit of its seconds or fraction
                     // replaced.
@@ -667,6 +677,7 @@ mod tests {
             (2, &vec![0, 0, 0, 0, 4, 5], true),
             (3, &conflict, false),
             (4, &early, false),
+            (5, &vec![17], false),
         ] {
             let data = time_log(seed, 200_000, styles);
             for tz in ["Europe/Paris", "UTC"] {

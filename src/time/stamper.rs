@@ -389,7 +389,7 @@ impl QuickIso {
             if len < self.need || diff != 0 || !self.tail.fits_first(&tail, T) {
                 return k;
             }
-            let (sec, ns) = self.tail.read(&line[at..]);
+            let (sec, ns) = self.tail.read(&buf[s + at..]);
             if sec > 60
                 || (self.abbr
                     && readers::abbreviation(&buf[s + at..s + len], self.tail.end).is_some())
