@@ -508,8 +508,11 @@ mod tests {
                     // Every other line 40 days on: stamps that jump back
                     // and forth.
                     let far = jiff::Timestamp::from_second(t0 + t + 40 * 86_400).unwrap();
-                    let c =
-                        jiff::tz::TimeZone::UTC.to_datetime(if lines % 2 == 0 { far } else { ts });
+                    let c = jiff::tz::TimeZone::UTC.to_datetime(if lines.is_multiple_of(2) {
+                        far
+                    } else {
+                        ts
+                    });
                     format!("{} jump {body}\n", c.strftime("%Y-%m-%dT%H:%M:%S%.3fZ"))
                 }
                 13 => {
