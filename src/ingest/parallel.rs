@@ -504,6 +504,14 @@ mod tests {
                     "{y}-{mo:02}-{d:02}T{h:02}:{mi:02}:{se:02},{ms:03}{:09}Z {body}\n",
                     next(1_000_000_000)
                 ),
+                18 => {
+                    // Up to an hour either side of the time: a span's
+                    // least and greatest stamps fall anywhere in it.
+                    let at =
+                        jiff::Timestamp::from_second(t0 + t + next(7200) as i64 - 3600).unwrap();
+                    let c = jiff::tz::TimeZone::UTC.to_datetime(at);
+                    format!("{} late {body}\n", c.strftime("%Y-%m-%dT%H:%M:%S%.3fZ"))
+                }
                 17 => {
                     // Every other line 40 days on: stamps that jump back
                     // and forth.
@@ -681,6 +689,7 @@ mod tests {
             (3, &conflict, false),
             (4, &early, false),
             (5, &vec![17], false),
+            (6, &vec![0, 18], true),
         ] {
             let data = time_log(seed, 200_000, styles);
             for tz in ["Europe/Paris", "UTC"] {

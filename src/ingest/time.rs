@@ -266,19 +266,22 @@ impl Sense {
         self.forth += (d > DAY) as u64;
     }
 
-    /// The counts of stamps `times`, in a file last written at `mtime`;
+    /// The counts of stamps `times`, whose least and greatest are `(lo,
+    /// hi)`, in a file last written at `mtime`;
     /// `line_of(k)` is the line of stamp `k` (asked for the first
     /// outliers only).
-    fn over(times: &[Nanos], mtime: i64, line_of: impl Fn(usize) -> u64) -> Sense {
+    fn over(
+        times: &[Nanos],
+        (lo, hi): (Nanos, Nanos),
+        mtime: i64,
+        line_of: impl Fn(usize) -> u64,
+    ) -> Sense {
         let mut s = Sense::new(0, mtime);
         s.stamped = times.len() as u64;
         let late_after = s.late_after;
         // Most runs: every stamp after 1980, before the file was written,
         // and within a day of every other (so of the one before) count
         // nothing; the others, one pass without branches.
-        let (lo, hi) = times.iter().fold((Nanos::MAX, Nanos::MIN), |(lo, hi), &t| {
-            (lo.min(t), hi.max(t))
-        });
         if lo < EARLY || hi > late_after || hi.saturating_sub(lo) > DAY {
             let (mut early, mut late, mut back, mut forth) = (0u64, 0u64, 0u64, 0u64);
             let mut p = times.first().copied().unwrap_or(0);
@@ -470,14 +473,11 @@ impl TimeBuilder {
                     Some(&bound) => b.next + below(&b.starts[b.next..stop], bound),
                     None => stop,
                 };
-                let times = &b.times[b.next..lim];
-                let (lo, hi) = times.iter().fold((Nanos::MAX, Nanos::MIN), |(lo, hi), &t| {
-                    (lo.min(t), hi.max(t))
-                });
+                let (lo, hi) = b.bounds(b.next, lim);
                 s.span_min = s.span_min.min(digest(lo));
                 s.span_max = s.span_max.max(digest(hi));
                 // The stamp in effect: the last one's.
-                s.stamper.anchor(times[times.len() - 1], b.year_of(lim - 1));
+                s.stamper.anchor(b.times[lim - 1], b.year_of(lim - 1));
                 b.next = lim;
             }
             if b.next == end {
@@ -778,6 +778,10 @@ pub(crate) struct BlockTimes {
     /// is read in order has an entry too (its time unused).
     starts: Vec<u64>,
     times: Vec<Nanos>,
+    /// The least and greatest time of each [`CHUNK`] entries, when no
+    /// line is read in order (empty otherwise): a span's bounds are its
+    /// whole chunks' and its ends' lines'.
+    chunks: Vec<(Nanos, Nanos)>,
     /// (entry, year) where an entry's wall-clock year differs from the
     /// entry before's; the first entry's always.
     years: Vec<(u32, i32)>,
@@ -813,7 +817,36 @@ struct Ordered {
     head: Vec<u8>,
 }
 
+/// Entries of [`BlockTimes::chunks`].
+const CHUNK: usize = 32;
+
+/// The bounds of no time: (least, greatest) of none.
+const NO_SPAN: (Nanos, Nanos) = (Nanos::MAX, Nanos::MIN);
+
+/// The least and greatest of `a` and `b`'s.
+#[inline]
+fn join(a: (Nanos, Nanos), b: (Nanos, Nanos)) -> (Nanos, Nanos) {
+    (a.0.min(b.0), a.1.max(b.1))
+}
+
+/// The least and greatest of `times` and `with`'s.
+#[inline]
+fn span_of(times: &[Nanos], with: (Nanos, Nanos)) -> (Nanos, Nanos) {
+    times.iter().fold(with, |a, &t| join(a, (t, t)))
+}
+
 impl BlockTimes {
+    /// The least and greatest time of entries `from..to`.
+    fn bounds(&self, from: usize, to: usize) -> (Nanos, Nanos) {
+        let (c0, c1) = (from.div_ceil(CHUNK), to / CHUNK);
+        if self.chunks.is_empty() || c0 >= c1 {
+            return span_of(&self.times[from..to], NO_SPAN);
+        }
+        let ends = span_of(&self.times[c1 * CHUNK..to], NO_SPAN);
+        let ends = span_of(&self.times[from..c0 * CHUNK], ends);
+        self.chunks[c0..c1].iter().fold(ends, |a, &c| join(a, c))
+    }
+
     /// Where the line starts that starts in the block and ends after it.
     pub(crate) fn open(&self) -> Option<u64> {
         self.open
@@ -946,13 +979,24 @@ impl BlockReader {
             let rel = (out.starts[entry] - at) as usize;
             newlines.partition_point(|&e| (e as usize) < rel) as u64 - u64::from(!first_is_start)
         };
+        out.chunks.clear();
+        if out.ordered.is_empty() {
+            out.chunks
+                .extend(out.times.chunks(CHUNK).map(|c| span_of(c, NO_SPAN)));
+        }
         let mut from = 0;
         for k in 0..=out.ordered.len() {
             let to = out
                 .ordered
                 .get(k)
                 .map_or(out.times.len(), |o| o.entry as usize);
-            let run = Sense::over(&out.times[from..to], self.mtime, |e| line_of(from + e));
+            let bounds = match out.ordered.is_empty() {
+                true => out.chunks.iter().fold(NO_SPAN, |a, &c| join(a, c)),
+                false => span_of(&out.times[from..to], NO_SPAN),
+            };
+            let run = Sense::over(&out.times[from..to], bounds, self.mtime, |e| {
+                line_of(from + e)
+            });
             out.runs.push(run);
             from = to + 1;
         }
