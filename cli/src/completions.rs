@@ -5,7 +5,8 @@ use super::{Cli, Status};
 use clap::{Args, CommandFactory};
 use clap_complete::Shell;
 
-/// Arguments of `lidx completions`.
+// Arguments of `lidx completions` (a plain comment: see `Command` in main.rs, whose
+// subcommands are deferred).
 #[derive(Debug, Args)]
 pub struct CompletionsArgs {
     /// The shell: bash, zsh, fish, elvish or powershell.

@@ -9,7 +9,8 @@ use clap::Args;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-/// Arguments of `lidx count`.
+// Arguments of `lidx count` (a plain comment: see `Command` in main.rs, whose
+// subcommands are deferred).
 #[derive(Debug, Args)]
 pub struct CountArgs {
     /// Text files, archives, URLs or directories.

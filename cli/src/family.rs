@@ -12,8 +12,8 @@ use lidx::family::{Family, FamilyAction};
 use lidx::time::Nanos;
 use std::path::Path;
 
-/// `-R/--rotated`, for the commands that take it (not `view`, whose `-R`
-/// is less's raw control characters).
+// `-R/--rotated`, for the commands that take it (not `view`, whose `-R`
+// is less's raw control characters).
 #[derive(Debug, clap::Args, Clone, Copy, Default)]
 pub struct Rotated {
     /// FILE is the live file of a rotation family (FILE.1, FILE.2.gz,

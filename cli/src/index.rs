@@ -5,7 +5,8 @@ use clap::Args;
 use lidx::{Action, OpenOptions};
 use std::path::PathBuf;
 
-/// Arguments of `lidx index`.
+// Arguments of `lidx index` (a plain comment: see `Command` in main.rs, whose
+// subcommands are deferred).
 #[derive(Debug, Args)]
 pub struct IndexArgs {
     /// The text file to index.

@@ -6,7 +6,8 @@ use lidx::{Error, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-/// Arguments of `lidx info`.
+// Arguments of `lidx info` (a plain comment: see `Command` in main.rs, whose
+// subcommands are deferred).
 #[derive(Debug, Args)]
 pub struct InfoArgs {
     /// The text file.

@@ -6,7 +6,8 @@ use lidx::Error;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-/// Arguments of `lidx line-at`.
+// Arguments of `lidx line-at` (a plain comment: see `Command` in main.rs, whose
+// subcommands are deferred).
 #[derive(Debug, Args)]
 pub struct LineAtArgs {
     /// The text file.

@@ -6,7 +6,8 @@ use lidx::Error;
 use std::io::Write;
 use std::path::PathBuf;
 
-/// Arguments of `lidx lines`.
+// Arguments of `lidx lines` (a plain comment: see `Command` in main.rs, whose
+// subcommands are deferred).
 #[derive(Debug, Args)]
 #[command(after_help = super::time::GRAMMAR)]
 pub struct LinesArgs {

@@ -5,7 +5,8 @@
 use super::{Cli, Status};
 use clap::{Args, CommandFactory};
 
-/// Arguments of `lidx man`.
+// Arguments of `lidx man` (a plain comment: see `Command` in main.rs, whose
+// subcommands are deferred).
 #[derive(Debug, Args)]
 pub struct ManArgs {}
 

@@ -17,7 +17,8 @@ pub enum PackFormat {
     Gz,
 }
 
-/// Arguments of `lidx pack`.
+// Arguments of `lidx pack` (a plain comment: see `Command` in main.rs, whose
+// subcommands are deferred).
 #[derive(Debug, Args)]
 pub struct PackArgs {
     /// The file to compress (its bytes as they are).

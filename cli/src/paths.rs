@@ -20,7 +20,7 @@ use lidx::ingest::sniff::{Format, SAMPLE_LEN, Sniffed, classify};
 use lidx::io::ReadAt;
 use std::path::{Path, PathBuf};
 
-/// How directories are walked (ripgrep's flags of the same names).
+// How directories are walked (ripgrep's flags of the same names).
 #[derive(Debug, Args, Clone, Default)]
 pub struct WalkArgs {
     /// Search only the walked files whose path matches GLOB (ripgrep's

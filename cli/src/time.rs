@@ -17,7 +17,8 @@ a time relative to now (-15m, -2h, -1d, +30s; s m h d w), @SECONDS since the \
 epoch, or now. A T without a zone is read in the time index's zone (the \
 system's unless the index was built with --tz).";
 
-/// How lines are chosen by time, and how their stamps are read.
+// How lines are chosen by time, and how their stamps are read (a plain
+// comment: see `Command` in main.rs, whose subcommands are deferred).
 #[derive(Debug, Args, Clone, Default)]
 pub struct TimeArgs {
     /// Only the lines from the first at or after T (builds a time index
@@ -117,7 +118,8 @@ pub fn open_options(opts: &QueryOpts, time: &TimeArgs) -> lidx::Result<lidx::Ope
     Ok(oo)
 }
 
-/// Arguments of `lidx line-at-time`.
+// Arguments of `lidx line-at-time` (a plain comment: see `Command` in main.rs, whose
+// subcommands are deferred).
 #[derive(Debug, Args)]
 #[command(after_help = GRAMMAR)]
 pub struct LineAtTimeArgs {

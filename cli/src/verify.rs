@@ -10,7 +10,8 @@ use clap::Args;
 use lidx::{OpenOptions, Verdict};
 use std::path::PathBuf;
 
-/// Arguments of `lidx verify`.
+// Arguments of `lidx verify` (a plain comment: see `Command` in main.rs, whose
+// subcommands are deferred).
 #[derive(Debug, Args)]
 pub struct VerifyArgs {
     /// The text file.

@@ -34,7 +34,8 @@ use plan::Plan;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-/// Arguments of `lidx grep`.
+// Arguments of `lidx grep` (a plain comment: see `Command` in main.rs, whose
+// subcommands are deferred).
 #[derive(Debug, Args)]
 #[command(args_override_self = true)]
 pub struct GrepArgs {

@@ -51,7 +51,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// Arguments of `lidx view`.
+// Arguments of `lidx view` (a plain comment: see `Command` in main.rs, whose
+// subcommands are deferred).
 #[derive(Debug, Args)]
 pub struct ViewArgs {
     /// The text file or gzip archive (or URL); with several, they are
