@@ -470,7 +470,7 @@ impl TimeBuilder {
             while b.next < stop {
                 s.close_before(b.starts[b.next])?;
                 let lim = match s.boundaries.front() {
-                    Some(&bound) => b.next + below(&b.starts[b.next..stop], bound),
+                    Some(&bound) => b.first_at(b.next, stop, bound),
                     None => stop,
                 };
                 let (lo, hi) = b.bounds(b.next, lim);
@@ -782,6 +782,10 @@ pub(crate) struct BlockTimes {
     /// line is read in order (empty otherwise): a span's bounds are its
     /// whole chunks' and its ends' lines'.
     chunks: Vec<(Nanos, Nanos)>,
+    /// The start of each [`CHUNK`]'s first entry (every entry's start
+    /// lies in memory another core wrote: a search reads these few lines
+    /// first).
+    heads: Vec<u64>,
     /// (entry, year) where an entry's wall-clock year differs from the
     /// entry before's; the first entry's always.
     years: Vec<(u32, i32)>,
@@ -896,6 +900,17 @@ fn chunks_of(times: &[Nanos], out: &mut Vec<(Nanos, Nanos)>) {
 }
 
 impl BlockTimes {
+    /// The first entry in `from..stop` whose line starts at or after `v`
+    /// (`stop` if none does): the chunk by the chunks' first starts, then
+    /// the entry within it.
+    fn first_at(&self, from: usize, stop: usize, v: u64) -> usize {
+        let (a, z) = (from.div_ceil(CHUNK), stop.div_ceil(CHUNK));
+        let m = below(&self.heads[a..z], v);
+        let lo = if m > 0 { (a + m - 1) * CHUNK + 1 } else { from };
+        let hi = if a + m < z { (a + m) * CHUNK } else { stop };
+        lo + self.starts[lo..hi].partition_point(|&x| x < v)
+    }
+
     /// The least and greatest time of entries `from..to`.
     fn bounds(&self, from: usize, to: usize) -> (Nanos, Nanos) {
         let (c0, c1) = (from.div_ceil(CHUNK), to / CHUNK);
@@ -1039,6 +1054,8 @@ impl BlockReader {
             let rel = (out.starts[entry] - at) as usize;
             newlines.partition_point(|&e| (e as usize) < rel) as u64 - u64::from(!first_is_start)
         };
+        out.heads.clear();
+        out.heads.extend(out.starts.iter().step_by(CHUNK));
         out.chunks.clear();
         if out.ordered.is_empty() {
             chunk_bounds(&out.times, &mut out.chunks);
@@ -1296,6 +1313,33 @@ mod tests {
             chunks_of(&times, &mut got);
             assert_eq!(got, want, "{len}, portable");
         }
+    }
+
+    #[test]
+    fn first_at_is_the_partition_point() {
+        let starts: Vec<u64> = (0..300u64).map(|k| k * 3 + k % 2).collect();
+        let mut b = BlockTimes {
+            heads: starts.iter().copied().step_by(CHUNK).collect(),
+            starts,
+            ..BlockTimes::default()
+        };
+        for (from, stop) in [
+            (0, 300),
+            (0, 0),
+            (5, 5),
+            (1, 31),
+            (31, 33),
+            (32, 64),
+            (7, 250),
+        ] {
+            for v in 0..=1000 {
+                let want = from + b.starts[from..stop].partition_point(|&x| x < v);
+                assert_eq!(b.first_at(from, stop, v), want, "{from}..{stop} {v}");
+            }
+        }
+        b.heads.clear();
+        b.starts.clear();
+        assert_eq!(b.first_at(0, 0, 5), 0);
     }
 
     #[test]
