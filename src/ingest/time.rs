@@ -1066,9 +1066,11 @@ impl BlockReader {
                 .ordered
                 .get(k)
                 .map_or(out.times.len(), |o| o.entry as usize);
-            let bounds = match out.ordered.is_empty() {
-                true => out.chunks.iter().fold(NO_SPAN, |a, &c| join(a, c)),
-                false => span_of(&out.times[from..to], NO_SPAN),
+            // (With no line read in order, one run: the block's.)
+            let bounds = if out.ordered.is_empty() {
+                out.chunks.iter().fold(NO_SPAN, |a, &c| join(a, c))
+            } else {
+                span_of(&out.times[from..to], NO_SPAN)
             };
             let run = Sense::over(&out.times[from..to], bounds, self.mtime, |e| {
                 line_of(from + e)
