@@ -96,6 +96,24 @@ def main(argv):
             f"| {cores} | {w} | {reader:.3f} | {workers:.3f} | {per * text / 1e6:.0f} ms | {per1 / per:.2f}× |"
         )
 
+    # What bounds 2 cores: the reader's share f of the chunks balanced
+    # against the worker's (reader = f * exact + hand-on, worker =
+    # (1 - f) * (marker + resolve)); then the same with a marker decoder
+    # as fast as the exact one, and with no hand-on work.
+    def best(mark, h):
+        f = max(0.0, min(1.0, (mark - h) / (exact + mark)))
+        return f, f * exact + h
+
+    f, per = best(marker + resolve, hand_on)
+    g, fast = best(exact + resolve, hand_on)
+    _, bare = best(marker + resolve, 0.0)
+    print()
+    print(
+        f"2 cores at best: the reader decoding {f:.0%} of the chunks, {per1 / per:.2f}×; "
+        f"with a marker decoder as fast as the exact one ({g:.0%}), {per1 / fast:.2f}×; "
+        f"with no hand-on work, {per1 / bare:.2f}×."
+    )
+
 
 if __name__ == "__main__":
     main(sys.argv[1:])

@@ -84,10 +84,23 @@ SPREAD=$(python3 -c "import sys; n = int(sys.argv[1]); print(' '.join(str(k * n 
 for set in "$N" "$SPREAD"; do
   # shellcheck disable=SC2086
   read -r GT LG TR < <(python3 benches/goto_gz.py "$LIDX" "$GL" "$GZ" "$GZI" $set)
+  if [ "$set" = "$N" ]; then GT1=$GT; else GT10=$GT; fi
   R=$(ratio "$GT" "$LG")
   R2=$(python3 -c "import sys; g, l, t = map(float, sys.argv[1:]); print(f'{(g - t) / (l - t):.2f}')" "$GT" "$LG" "$TR")
   what=$([ "$set" = "$N" ] && echo "goto line $N" || echo "mean goto over 10 lines")
   echo "| 2 | $what, gztool / lidx | ${R}× ($(ms "$GT") / $(ms "$LG"); less a spawn of \`true\`, $(ms "$TR"): ${R2}×) | ≥ 4× | $(met "$R" '>=' 4) |"
+done
+# The same gotos in-process (benches/goto.rs: a fresh open of the index
+# and one line, medians of 21), against gztool's whole run: what the goto
+# costs without a process's start, which is what binds the rows above.
+cargo bench --quiet --bench goto -- "$GZ" "$GL" 21 $N >"$TMP/goto1.txt"
+# shellcheck disable=SC2086
+cargo bench --quiet --bench goto -- "$GZ" "$GL" 21 $SPREAD >"$TMP/goto10.txt"
+for f in goto1 goto10; do
+  LIB=$(awk '$1 == "mean" {print $2}' "$TMP/$f.txt")
+  GT=$([ "$f" = goto1 ] && echo "$GT1" || echo "$GT10")
+  what=$([ "$f" = goto1 ] && echo "goto line $N" || echo "mean goto over 10 lines")
+  echo "| 2 | $what in-process (open and read, no process start), gztool's run / lidx's | $(ratio "$GT" "$LIB")× ($(ms "$GT") / $(ms "$LIB")) | (the reason) | |"
 done
 SL=$(stat -c %s "$GL")
 SG=$(stat -c %s "$GZI")
