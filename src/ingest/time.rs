@@ -534,9 +534,9 @@ impl TimeBuilder {
 }
 
 /// How many of the sorted `starts` are below `v` (their
-/// `partition_point`), searched from the front in growing steps: a span's
-/// end is a few hundred lines on, and the search then reads the entries
-/// the fold reads next, not ones across the block.
+/// `partition_point`), searched from the front in growing steps: the
+/// chunk that holds a span's end is a few chunks on, and the search then
+/// reads the first starts near it, not ones across the block.
 fn below(starts: &[u64], v: u64) -> usize {
     let (mut lo, mut step) = (0, 1);
     while lo + step < starts.len() && starts[lo + step] < v {
@@ -853,8 +853,8 @@ fn chunk_bounds(times: &[Nanos], out: &mut Vec<(Nanos, Nanos)>) {
 }
 
 /// [`chunk_bounds`] with 64-bit compares four at a time (`vpcmpgtq`; SSE2
-/// has none, and the portable loop's branches mispredict on times out
-/// of order).
+/// has none, SSE4.2 two at a time, and the portable loop's branches
+/// mispredict on times out of order).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 fn chunk_bounds_avx2(times: &[Nanos], out: &mut Vec<(Nanos, Nanos)>) {

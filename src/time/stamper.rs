@@ -357,7 +357,10 @@ impl QuickIso {
     /// `T`, and the minute's instant `base` (nanoseconds, the offset
     /// applied; far enough from the ends of the range that a minute's
     /// seconds and fraction cannot overflow it): the same reading as
-    /// [`QuickIso::read`], its loops of known length.
+    /// [`QuickIso::read`], its loops of known length. (It needs only the
+    /// bytes it looks at after a line's start, where `read` asks for
+    /// [`TAIL_WORDS`] words of tail: a last line near the end of the
+    /// buffer may take this way and not that one, for the same time.)
     #[inline(always)]
     fn between<const P: usize, const T: usize>(
         &self,
