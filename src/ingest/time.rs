@@ -679,16 +679,16 @@ impl TimeBuilder {
             )));
         }
         // The running minimum from each new span to the end, backwards.
-        // (Read a chunk of spans at a time.)
-        const CHUNK: u64 = 4096;
-        let mut chunk = vec![0u8; CHUNK as usize * 16];
+        // (Spans are read `AT_ONCE` at a time.)
+        const AT_ONCE: u64 = 4096;
+        let mut read = vec![0u8; AT_ONCE as usize * 16];
         let word = |b: &[u8]| u64::from_le_bytes(b.try_into().expect("8 bytes"));
         let mut suffix = Spill::new();
         let mut m = NO_MIN;
         let mut k = n;
         while k > 0 {
-            let lo = k.saturating_sub(CHUNK);
-            let c = &mut chunk[..(k - lo) as usize * 16];
+            let lo = k.saturating_sub(AT_ONCE);
+            let c = &mut read[..(k - lo) as usize * 16];
             st.spans.read_at(c, lo * 16)?;
             for e in c.chunks_exact(16).rev() {
                 m = m.min(word(&e[..8]));
@@ -718,11 +718,11 @@ impl TimeBuilder {
                 st.first_span
             )));
         }
-        let mut minima = vec![0u8; CHUNK as usize * 8];
+        let mut minima = vec![0u8; AT_ONCE as usize * 8];
         let mut k = 0;
         while k < n {
-            let hi = (k + CHUNK).min(n);
-            let c = &mut chunk[..(hi - k) as usize * 16];
+            let hi = (k + AT_ONCE).min(n);
+            let c = &mut read[..(hi - k) as usize * 16];
             st.spans.read_at(c, k * 16)?;
             // Span j's minimum is the suffix's entry n - 1 - j.
             let mins = &mut minima[..(hi - k) as usize * 8];
@@ -884,19 +884,7 @@ fn chunk_bounds_avx2(times: &[Nanos], out: &mut Vec<(Nanos, Nanos)>) {
 
 /// [`chunk_bounds`] one time after another.
 fn chunks_of(times: &[Nanos], out: &mut Vec<(Nanos, Nanos)>) {
-    let (whole, rest) = times.as_chunks::<CHUNK>();
-    out.reserve(whole.len() + 1);
-    for c in whole {
-        let (mut lo, mut hi) = NO_SPAN;
-        for &t in c {
-            lo = lo.min(t);
-            hi = hi.max(t);
-        }
-        out.push((lo, hi));
-    }
-    if !rest.is_empty() {
-        out.push(span_of(rest, NO_SPAN));
-    }
+    out.extend(times.chunks(CHUNK).map(|c| span_of(c, NO_SPAN)));
 }
 
 impl BlockTimes {

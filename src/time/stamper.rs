@@ -140,16 +140,11 @@ impl Tail {
     }
 
     /// Whether a stamp whose words from its byte 16 on are `w` has this
-    /// shape (the words past [`Tail::words`] are not looked at, nor are
-    /// their bytes past [`Tail::looked`]).
+    /// shape: `n` is [`Tail::words`], given by a caller that knows it as
+    /// a constant (the words past it are not looked at, nor are their
+    /// bytes past [`Tail::looked`]).
     #[inline(always)]
-    fn fits_words(&self, w: &[u64; TAIL_WORDS]) -> bool {
-        self.fits_first(w, self.words)
-    }
-
-    /// [`Tail::fits_words`] for a tail of `n` words ([`Tail::words`]).
-    #[inline(always)]
-    fn fits_first(&self, w: &[u64; TAIL_WORDS], n: usize) -> bool {
+    fn fits_words(&self, w: &[u64; TAIL_WORDS], n: usize) -> bool {
         debug_assert_eq!(n, self.words);
         let mut bad = 0u64;
         for (k, &w) in w.iter().enumerate().take(n) {
@@ -267,11 +262,9 @@ pub(crate) struct QuickIso {
     tail: Tail,
     /// Bytes a line needs: what the reading looks at.
     need: usize,
-    /// The minute's seconds since the epoch as if UTC, and the offset.
-    utc: i64,
-    off: i32,
-    /// The minute's instant, if a minute's seconds and fraction cannot
-    /// take it out of range.
+    /// The minute's instant (its offset applied), if a minute's seconds
+    /// and fraction cannot take it out of range (else no line takes the
+    /// short way).
     base: Option<Nanos>,
     /// The minute's wall-clock year.
     pub(crate) year: i32,
@@ -288,33 +281,49 @@ impl QuickIso {
     /// read it so.
     #[inline(always)]
     pub(crate) fn read(&self, buf: &[u8], s: usize, head: &[u8]) -> Option<Nanos> {
+        self.read_as(self.base?, self.words, self.tail.words, buf, s, head)
+    }
+
+    /// [`QuickIso::read`] with the minute's instant `base`, and the words
+    /// of the prefix (`p`) and of the tail (`t`), which a caller that
+    /// knows them as constants gives so (the loops then have a known
+    /// length).
+    #[inline(always)]
+    fn read_as(
+        &self,
+        base: Nanos,
+        p: usize,
+        t: usize,
+        buf: &[u8],
+        s: usize,
+        head: &[u8],
+    ) -> Option<Nanos> {
+        debug_assert_eq!((p, t), (self.words, self.tail.words));
         if head.len() < self.need {
             return None;
         }
-        let line = buf.get(s..s + self.at + 16 + 8 * TAIL_WORDS)?;
+        let at = self.at;
+        let line = buf.get(s..s + (8 * p).max(at + 16 + 8 * t))?;
+        let word = |i: usize| u64::from_le_bytes(line[i..i + 8].try_into().expect("8 bytes"));
         let mut diff = 0u64;
-        for (k, w) in line.as_chunks::<8>().0[..self.words].iter().enumerate() {
-            diff |= (u64::from_le_bytes(*w) ^ self.prefix[k]) & self.mask[k];
+        for i in 0..p {
+            diff |= (word(8 * i) ^ self.prefix[i]) & self.mask[i];
         }
-        let stamp = &line[self.at..];
-        if diff != 0 || !self.tail.fits_words(&load_words(&stamp[16..], TAIL_WORDS)) {
+        let mut tail = [0u64; TAIL_WORDS];
+        for (i, w) in tail.iter_mut().enumerate().take(t) {
+            *w = word(at + 16 + 8 * i);
+        }
+        if diff != 0 || !self.tail.fits_words(&tail, t) {
             return None;
         }
-        let (sec, ns) = self.tail.read(stamp);
-        if sec > 60 {
+        let (sec, ns) = self.tail.read(&buf[s + at..]);
+        if sec > 60 || (self.abbr && readers::abbreviation(&head[at..], self.tail.end).is_some()) {
             return None;
         }
-        let t = (self.utc + sec as i64 - self.off as i64)
-            .checked_mul(super::NS)?
-            .checked_add(ns as i64)?;
-        if self.abbr && readers::abbreviation(&head[self.at..], self.tail.end).is_some() {
-            return None;
-        }
-        Some(t)
+        // (`base` leaves room for a minute's seconds and fraction.)
+        Some(base + sec as i64 * super::NS + ns as i64)
     }
-}
 
-impl QuickIso {
     /// Reads the short way, in order, the lines between newlines `nl` of
     /// the bytes at `buf[pre..]` (line `k` from after `nl[k]` to after
     /// `nl[k + 1]`; its head, as [`QuickIso::read`] is given it, its
@@ -332,74 +341,41 @@ impl QuickIso {
         head: usize,
         each: impl FnMut(usize, Nanos),
     ) -> usize {
-        match (self.words, self.tail.words, self.base) {
-            (2, 1, Some(b)) => self.between::<2, 1>(b, buf, pre, nl, head, each),
-            (2, 2, Some(b)) => self.between::<2, 2>(b, buf, pre, nl, head, each),
-            (2, 3, Some(b)) => self.between::<2, 3>(b, buf, pre, nl, head, each),
-            (3, 1, Some(b)) => self.between::<3, 1>(b, buf, pre, nl, head, each),
-            (3, 2, Some(b)) => self.between::<3, 2>(b, buf, pre, nl, head, each),
-            (3, 3, Some(b)) => self.between::<3, 3>(b, buf, pre, nl, head, each),
-            _ => {
-                let mut each = each;
-                for (k, w) in nl.windows(2).enumerate() {
-                    let (s, end) = (pre + w[0] as usize + 1, pre + w[1] as usize + 1);
-                    match self.read(buf, s, &buf[s..end.min(s + head)]) {
-                        Some(t) => each(s, t),
-                        None => return k,
-                    }
-                }
-                nl.len().saturating_sub(1)
-            }
+        let Some(b) = self.base else {
+            return 0;
+        };
+        match (self.words, self.tail.words) {
+            (2, 1) => self.between(b, 2, 1, buf, pre, nl, head, each),
+            (2, 2) => self.between(b, 2, 2, buf, pre, nl, head, each),
+            (2, 3) => self.between(b, 2, 3, buf, pre, nl, head, each),
+            (3, 1) => self.between(b, 3, 1, buf, pre, nl, head, each),
+            (3, 2) => self.between(b, 3, 2, buf, pre, nl, head, each),
+            (3, 3) => self.between(b, 3, 3, buf, pre, nl, head, each),
+            (p, t) => self.between(b, p, t, buf, pre, nl, head, each),
         }
     }
 
-    /// [`QuickIso::read_between`] for a prefix of `P` words and a tail of
-    /// `T`, and the minute's instant `base` (nanoseconds, the offset
-    /// applied; far enough from the ends of the range that a minute's
-    /// seconds and fraction cannot overflow it): the same reading as
-    /// [`QuickIso::read`], its loops of known length. (It needs only the
-    /// bytes it looks at after a line's start, where `read` asks for
-    /// [`TAIL_WORDS`] words of tail: a last line near the end of the
-    /// buffer may take this way and not that one, for the same time.)
+    /// [`QuickIso::read_between`]'s loop, with [`QuickIso::read_as`]'s
+    /// `base`, `p` and `t`.
+    #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    fn between<const P: usize, const T: usize>(
+    fn between(
         &self,
         base: Nanos,
+        p: usize,
+        t: usize,
         buf: &[u8],
         pre: usize,
         nl: &[u32],
         head: usize,
         mut each: impl FnMut(usize, Nanos),
     ) -> usize {
-        let at = self.at;
-        let reach = (8 * P).max(at + 16 + 8 * T);
-        let word =
-            |line: &[u8], i: usize| u64::from_le_bytes(line[i..i + 8].try_into().expect("8 bytes"));
         for (k, w) in nl.windows(2).enumerate() {
             let (s, end) = (pre + w[0] as usize + 1, pre + w[1] as usize + 1);
-            let len = (end - s).min(head);
-            let Some(line) = buf.get(s..s + reach) else {
-                return k;
-            };
-            let mut diff = 0u64;
-            for i in 0..P {
-                diff |= (word(line, 8 * i) ^ self.prefix[i]) & self.mask[i];
+            match self.read_as(base, p, t, buf, s, &buf[s..end.min(s + head)]) {
+                Some(time) => each(s, time),
+                None => return k,
             }
-            let mut tail = [0u64; TAIL_WORDS];
-            for (i, t) in tail.iter_mut().enumerate().take(T) {
-                *t = word(line, at + 16 + 8 * i);
-            }
-            if len < self.need || diff != 0 || !self.tail.fits_first(&tail, T) {
-                return k;
-            }
-            let (sec, ns) = self.tail.read(&buf[s + at..]);
-            if sec > 60
-                || (self.abbr
-                    && readers::abbreviation(&buf[s + at..s + len], self.tail.end).is_some())
-            {
-                return k;
-            }
-            each(s, base + sec as i64 * super::NS + ns as i64);
         }
         nl.len().saturating_sub(1)
     }
@@ -723,8 +699,6 @@ impl State {
             at: m.at,
             tail,
             need: m.at + 16 + tail.looked,
-            utc: m.utc,
-            off,
             base: (m.utc - off as i64)
                 .checked_mul(super::NS)
                 .filter(|b| b.checked_add(62 * super::NS).is_some()),
